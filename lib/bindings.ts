@@ -1,0 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+
+/**
+ * What a mounted Hono app finds in `c.env`. `incoming` and `outgoing` carry the
+ * same names as @hono/node-server's HttpBindings, so its helpers (getConnInfo,
+ * …) work unchanged; `request`, `reply` and `fastify` are Fastify's own.
+ */
+export interface FastifyHonoBindings {
+  incoming: IncomingMessage | Http2ServerRequest
+  outgoing: ServerResponse | Http2ServerResponse
+  request: FastifyRequest
+  reply: FastifyReply
+  fastify: FastifyInstance
+}
+
+/** Anything with a fetch handler: a Hono app, or another fetch-style app. */
+export interface FetchApp {
+  fetch (request: Request, env: FastifyHonoBindings, executionCtx?: undefined): Response | Promise<Response>
+}

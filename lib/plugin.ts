@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { errorCodes } from 'fastify'
+import type { FastifyHonoBindings } from './bindings.js'
+import { invalidResponse } from './errors.js'
+import { markUnmatchedRequests, wasUnmatched } from './not-found.js'
+import { resolveOptions, type FastifyHonoOptions } from './options.js'
+import { sendThroughReply } from './reply-writer.js'
+import { bridgeRequest } from './request.js'
+import { createMount } from './url.js'
+
+/**
+ * Registers the mount: a passthrough body parser for this scope only, and
+ * routes for the mount point and everything below it, for every method.
+ * Runs encapsulated, so the prefix applies and the parent keeps its parsers.
+ */
+export function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions, done: (err?: Error) => void): void {
+  const { app, stripPrefix, notFound, bodyLimit } = resolveOptions(options)
+  const mount = createMount(fastify.prefix, stripPrefix)
+  if (notFound === 'fastify') markUnmatchedRequests(app)
+
+  // The app reads the body itself, in any format: hand it the stream untouched.
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', passthroughBody)
+
+  async function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { request: appRequest, body } = bridgeRequest(request, reply, mount)
+    const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
+    const response: unknown = await app.fetch(appRequest, env)
+    // The app may have turned the body error into a response of its own (a 500
+    // from Hono's onError): the client's fault still answers 413.
+    if (body !== null && body.exceeded) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
+    if (!(response instanceof Response)) throw invalidResponse(response)
+    if (notFound === 'fastify' && wasUnmatched(env)) {
+      reply.callNotFound()
+      return reply
+    }
+    return sendThroughReply(request, reply, response)
+  }
+
+  const route: Omit<RouteOptions, 'url'> = {
+    method: fastify.supportedMethods,
+    // HEAD is in the list above. Fastify's automatic HEAD route would answer
+    // 500 for a handler that sends a Response (checked on 5.12.8).
+    exposeHeadRoute: false,
+    handler: handleRequest
+  }
+  if (bodyLimit !== undefined) route.bodyLimit = bodyLimit
+  // `/prefix` itself, then `/prefix/` and everything below it.
+  fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' })
+  fastify.route({ ...route, url: '/*' })
+  done()
+}
+
+function passthroughBody (request: FastifyRequest, payload: unknown, done: (err: Error | null, body?: unknown) => void): void {
+  // Refuse at once what the declared length already puts over the limit.
+  const declared = request.headers['content-length']
+  if (declared !== undefined && Number(declared) > (request.routeOptions.bodyLimit ?? Infinity)) {
+    done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+    return
+  }
+  done(null, payload)
+}
