@@ -13,7 +13,9 @@ import { createMount } from './url.js'
  * routes for the mount point and everything below it, for every method.
  * Runs encapsulated, so the prefix applies and the parent keeps its parsers.
  */
-export function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions, done: (err?: Error) => void): void {
+// Async, so that an invalid option rejects `register` (avvio does not catch a
+// callback-style plugin's synchronous throw: it becomes an uncaught exception).
+export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
   const { app, stripPrefix, notFound, bodyLimit } = resolveOptions(options)
   const mount = createMount(fastify.prefix, stripPrefix)
   if (notFound === 'fastify') markUnmatchedRequests(app)
@@ -48,7 +50,6 @@ export function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHon
   // `/prefix` itself, then `/prefix/` and everything below it.
   fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' })
   fastify.route({ ...route, url: '/*' })
-  done()
 }
 
 function passthroughBody (request: FastifyRequest, payload: unknown, done: (err: Error | null, body?: unknown) => void): void {

@@ -20,9 +20,8 @@ export interface BridgedRequest {
 export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mount: Mount): BridgedRequest {
   const url = requestUrl(request, mount)
   const method = request.raw.method ?? 'GET'
-  const body = request.body === undefined || request.body === null
-    ? null
-    : new RequestBody(request.body as Readable, request.routeOptions.bodyLimit ?? Infinity)
+  const source = bodySource(request, method)
+  const body = source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
   const headers = requestHeaders(request.raw)
   const signal = abortSignalFor(reply)
   let bridged: Request
@@ -30,7 +29,7 @@ export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mou
     bridged = new Request(url, {
       method,
       headers,
-      body: body === null || method === 'GET' || method === 'HEAD' ? null : body.stream(),
+      body: body === null ? null : body.stream(),
       signal,
       // @ts-expect-error: `duplex` is required by undici for a stream body but missing from the DOM types
       duplex: 'half'
@@ -39,6 +38,21 @@ export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mou
     throw badRequest('The request cannot be represented as a fetch Request', err)
   }
   return { request: bridged, body }
+}
+
+/**
+ * The stream Fastify's passthrough parser handed over. Fastify skips parsing
+ * when a request has neither Content-Type nor Content-Length nor
+ * Transfer-Encoding (5.12.8), which on HTTP/1 means no body; an HTTP/2 request
+ * has no Content-Length as a rule, so there the stream itself says whether a
+ * body follows the headers.
+ */
+function bodySource (request: FastifyRequest, method: string): Readable | null {
+  if (request.body !== undefined && request.body !== null) return request.body as Readable
+  if (method === 'GET' || method === 'HEAD') return null
+  const raw = request.raw
+  if (raw.httpVersionMajor !== 2 || raw.readableEnded) return null
+  return (raw as unknown as Http2ServerRequest).stream.endAfterHeaders ? null : raw
 }
 
 /** The headers as they came in: duplicates kept, HTTP/2 pseudo-headers left out. */

@@ -1,0 +1,159 @@
+import { test } from 'tap'
+import { once } from 'node:events'
+import { connect } from 'node:net'
+import Fastify from 'fastify'
+import { Hono } from 'hono'
+import fastifyHono from 'fastify-hono'
+import { listen, rawRequest, rawExchange, parseResponses } from './helpers/net'
+
+function bodyApp (): Hono {
+  const app = new Hono()
+  app.post('/json', async (c) => c.json({ got: await c.req.json() }))
+  app.post('/text', async (c) => c.text(await c.req.text()))
+  app.post('/bytes', async (c) => c.json({ length: (await c.req.arrayBuffer()).byteLength }))
+  app.post('/form', async (c) => {
+    const form = await c.req.formData()
+    const file = form.get('file')
+    return c.json({
+      name: form.get('name'),
+      file: file instanceof File ? { name: file.name, text: await file.text() } : null
+    })
+  })
+  app.post('/parsed', async (c) => c.json(await c.req.parseBody()))
+  app.post('/stream', async (c) => {
+    const reader = c.req.raw.body!.getReader()
+    let chunks = 0
+    let bytes = 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks++
+      bytes += value.byteLength
+    }
+    return c.json({ chunks: chunks > 0, bytes })
+  })
+  app.post('/ignore', (c) => c.text('not read'))
+  return app
+}
+
+test('the app reads the body in every format', async (t) => {
+  const server = Fastify()
+  await server.register(fastifyHono, { app: bodyApp(), prefix: '/b' })
+  t.teardown(() => server.close())
+  const { base } = await listen(server)
+
+  const json = await fetch(base + '/b/json', { method: 'POST', body: JSON.stringify({ a: [1, 'é'] }), headers: { 'content-type': 'application/json' } })
+  t.same(await json.json(), { got: { a: [1, 'é'] } })
+
+  const text = await fetch(base + '/b/text', { method: 'POST', body: 'plain ✓', headers: { 'content-type': 'text/plain' } })
+  t.equal(await text.text(), 'plain ✓')
+
+  const bytes = await fetch(base + '/b/bytes', { method: 'POST', body: new Uint8Array(100_000), headers: { 'content-type': 'application/octet-stream' } })
+  t.same(await bytes.json(), { length: 100_000 })
+
+  const form = new FormData()
+  form.set('name', 'ada')
+  form.set('file', new Blob(['file body']), 'notes.txt')
+  const multipart = await fetch(base + '/b/form', { method: 'POST', body: form })
+  t.same(await multipart.json(), { name: 'ada', file: { name: 'notes.txt', text: 'file body' } })
+
+  const urlencoded = await fetch(base + '/b/form', { method: 'POST', body: new URLSearchParams({ name: 'grace' }) })
+  t.same(await urlencoded.json(), { name: 'grace', file: null })
+
+  const parsed = await fetch(base + '/b/parsed', { method: 'POST', body: new URLSearchParams({ a: '1', b: '2' }) })
+  t.same(await parsed.json(), { a: '1', b: '2' })
+
+  const stream = await fetch(base + '/b/stream', { method: 'POST', body: 'x'.repeat(70_000), headers: { 'content-type': 'text/plain' } })
+  t.same(await stream.json(), { chunks: true, bytes: 70_000 }, 'c.req.raw.body is a readable stream')
+
+  const noType = await rawRequest((server.server.address() as { port: number }).port, 'POST', '/b/text', { body: 'no content type' })
+  t.equal(noType.body, 'no content type', 'a body without Content-Type reaches the app too')
+
+  const chunked = await rawRequest((server.server.address() as { port: number }).port, 'POST', '/b/text', {
+    headers: { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' },
+    body: '5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n'
+  })
+  t.equal(chunked.body, 'hello world', 'a chunked upload')
+})
+
+test('bodyLimit: oversized bodies answer 413 and never reach the app as complete', async (t) => {
+  const seen: string[] = []
+  const app = new Hono()
+  app.post('/text', async (c) => {
+    const body = await c.req.text()
+    seen.push(body)
+    return c.text('got ' + body.length)
+  })
+  const server = Fastify({ bodyLimit: 1000 })
+  await server.register(fastifyHono, { app, prefix: '/small', bodyLimit: 10 })
+  await server.register(fastifyHono, { app, prefix: '/instance' })
+  t.teardown(() => server.close())
+  const { port, base } = await listen(server)
+
+  const ok = await fetch(base + '/small/text', { method: 'POST', body: '0123456789' })
+  t.equal(await ok.text(), 'got 10', 'exactly at the limit')
+
+  const declared = await rawRequest(port, 'POST', '/small/text', { body: '01234567890' })
+  t.equal(declared.status, 413, 'a declared Content-Length over the limit')
+  t.match(JSON.parse(declared.body), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' })
+
+  const chunked = await rawRequest(port, 'POST', '/small/text', {
+    headers: { 'transfer-encoding': 'chunked' },
+    body: '8\r\n01234567\r\n8\r\n89abcdef\r\n0\r\n\r\n'
+  })
+  t.equal(chunked.status, 413, 'a chunked body that grows past the limit')
+
+  const instance = await rawRequest(port, 'POST', '/instance/text', { headers: { 'transfer-encoding': 'chunked' }, body: `3e9\r\n${'x'.repeat(1001)}\r\n0\r\n\r\n` })
+  t.equal(instance.status, 413, "the instance's bodyLimit applies without the option")
+
+  t.same(seen, ['0123456789'], 'the app only ever saw the complete body')
+})
+
+test('the body stream: a keep-alive connection survives a body the app did not read', async (t) => {
+  const server = Fastify()
+  await server.register(fastifyHono, { app: bodyApp(), prefix: '/b' })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+  const wire = await rawExchange(port,
+    'POST /b/ignore HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello' +
+    'POST /b/text HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc')
+  const [first, second] = parseResponses(wire, ['POST', 'POST'])
+  t.equal(first.body, 'not read')
+  t.equal(second.body, 'abc', 'the next request on the connection is intact')
+})
+
+test('c.req.raw.signal aborts when the client disconnects before the response finished', async (t) => {
+  let aborted: (reason: unknown) => void
+  const abortedPromise = new Promise((resolve) => { aborted = resolve })
+  let started: () => void
+  const startedPromise = new Promise<void>((resolve) => { started = resolve })
+  const app = new Hono()
+  app.post('/slow', async (c) => {
+    const signal = c.req.raw.signal
+    signal.addEventListener('abort', () => aborted(signal.reason))
+    started()
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    return c.text('too late')
+  })
+  app.post('/quick', async (c) => {
+    const body = await c.req.text()
+    // Fastify's request.signal aborts ~4 ms after a POST body is read (5.12.x): ours must not.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    return c.json({ aborted: c.req.raw.signal.aborted, body })
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app, prefix: '/s' })
+  t.teardown(() => server.close())
+  const { port, base } = await listen(server)
+
+  const quick = await fetch(base + '/s/quick', { method: 'POST', body: 'data' })
+  t.same(await quick.json(), { aborted: false, body: 'data' }, 'still not aborted after the body was read')
+
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  socket.write('POST /s/slow HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n')
+  await startedPromise
+  socket.destroy()
+  const reason = await abortedPromise
+  t.equal((reason as Error).name, 'AbortError', 'aborted with an AbortError')
+})
