@@ -1,5 +1,6 @@
 import type { FetchApp } from './bindings.js'
 import { invalidOption } from './errors.js'
+import { isHonoApp } from './not-found.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -40,8 +41,8 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (notFound !== 'hono' && notFound !== 'fastify') {
     throw invalidOption('notFound', `must be 'hono' or 'fastify', got ${JSON.stringify(notFound)}`)
   }
-  if (notFound === 'fastify' && typeof (app as { notFound?: unknown }).notFound !== 'function') {
-    throw invalidOption('notFound', "'fastify' needs a Hono app (one with app.notFound()) to tell unmatched requests apart")
+  if (notFound === 'fastify' && !isHonoApp(app)) {
+    throw invalidOption('notFound', "'fastify' needs a Hono app, to tell unmatched requests apart")
   }
   if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit > 0)) {
     throw invalidOption('bodyLimit', `must be a positive integer, got ${JSON.stringify(bodyLimit)}`)

@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { invalidResponse } from './errors.js'
-import { markUnmatchedRequests, wasUnmatched } from './not-found.js'
+import { wasUnmatched, withUnmatchedMarker } from './not-found.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
-import { sendThroughReply } from './reply-writer.js'
-import { bridgeRequest } from './request.js'
+import { installLightweightGlobals, lightweightGlobalsInstalled } from './globals.js'
+import { writeResponse } from './reply-writer.js'
+import { bridgeRequest } from './request-bridge.js'
 import { createMount } from './url.js'
 
 /**
@@ -16,27 +17,34 @@ import { createMount } from './url.js'
 // Async, so that an invalid option rejects `register` (avvio does not catch a
 // callback-style plugin's synchronous throw: it becomes an uncaught exception).
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { app, stripPrefix, notFound, bodyLimit } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, ...resolved } = resolveOptions(options)
+  const app = notFound === 'fastify' ? withUnmatchedMarker(resolved.app) : resolved.app
+  if (overrideGlobalObjects) installLightweightGlobals()
   const mount = createMount(fastify.prefix, stripPrefix)
-  if (notFound === 'fastify') markUnmatchedRequests(app)
 
   // The app reads the body itself, in any format: hand it the stream untouched.
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', passthroughBody)
 
   async function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const { request: appRequest, body } = bridgeRequest(request, reply, mount)
+    // Lightweight requests only while the global Request is ours: the app may
+    // pass c.req.raw to `new Request()`, which must accept it.
+    const { request: appRequest, body } = bridgeRequest(request, reply, mount, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
     const response: unknown = await app.fetch(appRequest, env)
     // The app may have turned the body error into a response of its own (a 500
     // from Hono's onError): the client's fault still answers 413.
-    if (body !== null && body.exceeded) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
+    if (body !== null && body.exceeded) {
+      // The rest of the body is still on the wire: close the connection after the 413.
+      if (request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
+      throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
+    }
     if (!(response instanceof Response)) throw invalidResponse(response)
     if (notFound === 'fastify' && wasUnmatched(env)) {
       reply.callNotFound()
       return reply
     }
-    return sendThroughReply(request, reply, response)
+    return writeResponse(request, reply, response)
   }
 
   const route: Omit<RouteOptions, 'url'> = {

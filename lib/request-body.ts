@@ -13,10 +13,70 @@ export class RequestBody {
   exceeded = false
   private readonly source: Readable
   private readonly limit: number
+  /** Removes the listeners of the read in progress, if any. */
+  private detachReader: (() => void) | undefined
+
+  /**
+   * Once the response is done, whatever the app left unread is discarded, so
+   * the next request on a keep-alive connection gets parsed. (Node only does
+   * this itself for a body nobody started to read.)
+   */
+  discard (): void {
+    this.detachReader?.()
+    if (!this.source.readableEnded) this.source.resume()
+  }
 
   constructor (source: Readable, limit: number) {
     this.source = source
     this.limit = limit
+  }
+
+  /**
+   * The whole body, read straight from the Node stream without a web stream
+   * (what text() and json() need), with the same limit and abort handling.
+   */
+  read (): Promise<Buffer> {
+    const { source, limit } = this
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let received = 0
+      const detach = (): void => {
+        this.detachReader = undefined
+        source.off('data', onData)
+        source.off('end', onEnd)
+        source.off('error', onError)
+        source.off('close', onClose)
+      }
+      this.detachReader = detach
+      const onData = (chunk: Buffer): void => {
+        received += chunk.length
+        if (received > limit) {
+          this.exceeded = true
+          detach()
+          source.pause()
+          reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+          return
+        }
+        chunks.push(chunk)
+      }
+      const onEnd = (): void => {
+        detach()
+        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received))
+      }
+      const onError = (err: Error): void => {
+        detach()
+        reject(err)
+      }
+      const onClose = (): void => {
+        detach()
+        reject(Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' }))
+      }
+      source.on('data', onData)
+      source.on('end', onEnd)
+      source.on('error', onError)
+      source.on('close', onClose)
+      source.resume()
+    })
   }
 
   stream (): ReadableStream<Uint8Array> {
@@ -25,6 +85,7 @@ export class RequestBody {
     let settled = false
     const detach = (): void => {
       settled = true
+      this.detachReader = undefined
       source.off('data', onData)
       source.off('end', onEnd)
       source.off('error', onError)
@@ -60,8 +121,9 @@ export class RequestBody {
     }
 
     return new ReadableStream<Uint8Array>({
-      start (c) {
+      start: (c) => {
         controller = c
+        this.detachReader = detach
         source.pause()
         source.on('data', onData)
         source.on('end', onEnd)
@@ -71,11 +133,10 @@ export class RequestBody {
       pull () {
         source.resume()
       },
-      cancel () {
-        // The app does not want the rest: let Node discard it, so the
-        // connection stays usable for the next request.
-        detach()
-        source.resume()
+      cancel: () => {
+        // The app does not want the rest: discard it, so the connection
+        // stays usable for the next request.
+        this.discard()
       }
     })
   }

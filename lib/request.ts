@@ -1,86 +1,164 @@
 import type { IncomingMessage } from 'node:http'
 import type { Http2ServerRequest } from 'node:http2'
-import type { Readable } from 'node:stream'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { badRequest } from './errors.js'
-import { RequestBody } from './request-body.js'
-import { requestUrl, type Mount } from './url.js'
-
-/** What the route keeps of a bridged request while the app runs. */
-export interface BridgedRequest {
-  request: Request
-  body: RequestBody | null
-}
+import type { RequestBody } from './request-body.js'
 
 /**
- * Builds the Request the app sees: the method, an absolute URL (see url.ts),
- * the headers exactly as received, the body as an unconsumed stream, and a
- * signal that aborts when the client goes away before the response finished.
+ * The lightweight Request the app receives. Method and URL are plain
+ * strings, headers are built on first use, and text()/json()/arrayBuffer()
+ * read the body straight from Node's stream. Anything else (body, clone(),
+ * formData(), …) builds a native Request on first use ("materializes") and
+ * delegates to it. The public constructor always returns a native Request,
+ * so `new Request(c.req.raw, init)` behaves exactly as it does natively.
  */
-export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mount: Mount): BridgedRequest {
-  const url = requestUrl(request, mount)
-  const method = request.raw.method ?? 'GET'
-  const source = bodySource(request, method)
-  const body = source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
-  const headers = requestHeaders(request.raw)
-  const signal = abortSignalFor(reply)
-  let bridged: Request
-  try {
-    bridged = new Request(url, {
-      method,
-      headers,
-      body: body === null ? null : body.stream(),
-      signal,
-      // @ts-expect-error: `duplex` is required by undici for a stream body but missing from the DOM types
-      duplex: 'half'
-    })
-  } catch (err) {
-    throw badRequest('The request cannot be represented as a fetch Request', err)
+export const NativeRequest: typeof globalThis.Request = globalThis.Request
+
+const kMethod = Symbol('fastify-hono.method')
+const kUrl = Symbol('fastify-hono.url')
+const kIncoming = Symbol('fastify-hono.incoming')
+const kBody = Symbol('fastify-hono.body')
+const kBodyUsed = Symbol('fastify-hono.bodyUsed')
+const kHeaders = Symbol('fastify-hono.headers')
+const kSignal = Symbol('fastify-hono.signal')
+const kNative = Symbol('fastify-hono.native')
+
+interface Lightweight {
+  [kMethod]: string
+  [kUrl]: string
+  [kIncoming]: IncomingMessage | Http2ServerRequest
+  [kBody]: RequestBody | null
+  [kBodyUsed]: boolean
+  [kHeaders]: Headers | undefined
+  [kSignal]: { readonly signal: AbortSignal }
+  [kNative]: globalThis.Request | undefined
+}
+
+export class LightweightRequest {
+  constructor (input: RequestInfo | URL, init?: RequestInit) {
+    const source = isLightweight(input) ? materialize(input) : input
+    return new NativeRequest(source as RequestInfo | URL, init)
   }
-  return { request: bridged, body }
+
+  get method (): string { return (this as unknown as Lightweight)[kMethod] }
+  get url (): string { return (this as unknown as Lightweight)[kUrl] }
+  get signal (): AbortSignal { return (this as unknown as Lightweight)[kSignal].signal }
+
+  get headers (): Headers {
+    const self = this as unknown as Lightweight
+    const native = self[kNative]
+    if (native !== undefined) return native.headers
+    return (self[kHeaders] ??= headersFrom(self[kIncoming]))
+  }
+
+  get body (): ReadableStream<Uint8Array> | null { return materialize(this).body }
+  get bodyUsed (): boolean {
+    const self = this as unknown as Lightweight
+    return self[kNative] === undefined ? self[kBodyUsed] : self[kNative].bodyUsed
+  }
+
+  text (): Promise<string> {
+    const native = (this as unknown as Lightweight)[kNative]
+    if (native !== undefined) return native.text()
+    return consume(this).then((bytes) => utf8.decode(bytes))
+  }
+
+  json (): Promise<any> {
+    return this.text().then((text) => JSON.parse(text))
+  }
+
+  arrayBuffer (): Promise<ArrayBuffer> {
+    const native = (this as unknown as Lightweight)[kNative]
+    if (native !== undefined) return native.arrayBuffer()
+    return consume(this).then((bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
+  }
+
+  bytes (): Promise<Uint8Array> {
+    return this.arrayBuffer().then((buffer) => new Uint8Array(buffer))
+  }
+
+  blob (): Promise<Blob> { return materialize(this).blob() }
+  formData (): Promise<FormData> { return materialize(this).formData() }
+  clone (): globalThis.Request { return materialize(this).clone() }
+
+  static [Symbol.hasInstance] (value: unknown): boolean {
+    return value instanceof NativeRequest
+  }
+}
+Object.setPrototypeOf(LightweightRequest.prototype, NativeRequest.prototype)
+Object.setPrototypeOf(LightweightRequest, NativeRequest)
+
+// The rarely used fields come from the native Request.
+for (const name of ['cache', 'credentials', 'destination', 'duplex', 'integrity', 'keepalive', 'mode', 'redirect', 'referrer', 'referrerPolicy'] as const) {
+  Object.defineProperty(LightweightRequest.prototype, name, {
+    get (this: LightweightRequest) { return (materialize(this) as unknown as Record<string, unknown>)[name] },
+    configurable: true,
+    enumerable: true
+  })
 }
 
-/**
- * The stream Fastify's passthrough parser handed over. Fastify skips parsing
- * when a request has neither Content-Type nor Content-Length nor
- * Transfer-Encoding (5.12.8), which on HTTP/1 means no body; an HTTP/2 request
- * has no Content-Length as a rule, so there the stream itself says whether a
- * body follows the headers.
- */
-function bodySource (request: FastifyRequest, method: string): Readable | null {
-  if (request.body !== undefined && request.body !== null) return request.body as Readable
-  if (method === 'GET' || method === 'HEAD') return null
-  const raw = request.raw
-  if (raw.httpVersionMajor !== 2 || raw.readableEnded) return null
-  return (raw as unknown as Http2ServerRequest).stream.endAfterHeaders ? null : raw
+const utf8 = new TextDecoder() // strips a BOM and replaces bad bytes, as Request.text() does
+
+export function createLightweightRequest (
+  method: string,
+  url: string,
+  incoming: IncomingMessage | Http2ServerRequest,
+  body: RequestBody | null,
+  abort: { readonly signal: AbortSignal }
+): globalThis.Request {
+  const self = Object.create(LightweightRequest.prototype) as Lightweight
+  self[kMethod] = method
+  self[kUrl] = url
+  self[kIncoming] = incoming
+  self[kBody] = body
+  self[kBodyUsed] = false
+  self[kHeaders] = undefined
+  self[kSignal] = abort
+  self[kNative] = undefined
+  return self as unknown as globalThis.Request
+}
+
+function isLightweight (value: unknown): value is Lightweight {
+  return typeof value === 'object' && value !== null && kMethod in value
 }
 
 /** The headers as they came in: duplicates kept, HTTP/2 pseudo-headers left out. */
-function requestHeaders (raw: IncomingMessage | Http2ServerRequest): Headers {
+export function headersFrom (incoming: IncomingMessage | Http2ServerRequest): Headers {
   const headers = new Headers()
-  const rawHeaders = raw.rawHeaders
-  try {
-    for (let i = 0; i < rawHeaders.length; i += 2) {
-      const name = rawHeaders[i]
-      if (name.charCodeAt(0) === 58 /* : */) continue
-      headers.append(name, rawHeaders[i + 1])
-    }
-  } catch (err) {
-    throw badRequest('Invalid request header', err)
+  const rawHeaders = incoming.rawHeaders
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]
+    if (name.charCodeAt(0) === 58 /* : */) continue
+    headers.append(name, rawHeaders[i + 1])
   }
   return headers
 }
 
-/**
- * Aborts when the response closes before it finished (the client went away).
- * Fastify's own `request.signal` is not used: in 5.12.x it aborts shortly
- * after a POST body has been read, while the handler still runs.
- */
-function abortSignalFor (reply: FastifyReply): AbortSignal {
-  const controller = new AbortController()
-  const raw = reply.raw
-  raw.once('close', () => {
-    if (!raw.writableFinished) controller.abort()
-  })
-  return controller.signal
+function consume (request: object): Promise<Buffer> {
+  const self = request as Lightweight
+  if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
+  self[kBodyUsed] = true
+  const body = self[kBody]
+  return body === null ? Promise.resolve(Buffer.alloc(0)) : body.read()
+}
+
+function materialize (request: object): globalThis.Request {
+  const self = request as Lightweight
+  let native = self[kNative]
+  if (native === undefined) {
+    const source = self[kBody]
+    // Read already: the native one must say so too (an empty body, consumed below).
+    const body = self[kBodyUsed]
+      ? new ReadableStream<Uint8Array>({ start (controller) { controller.close() } })
+      : source === null ? null : source.stream()
+    native = new NativeRequest(self[kUrl], {
+      method: self[kMethod],
+      headers: (request as LightweightRequest).headers,
+      body,
+      signal: self[kSignal].signal,
+      // @ts-expect-error: undici requires `duplex` for a stream body; the DOM types lack it
+      duplex: 'half'
+    })
+    if (self[kBodyUsed] && body !== null) native.arrayBuffer().catch(() => {})
+    self[kNative] = native
+  }
+  return native
 }

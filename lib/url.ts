@@ -85,8 +85,31 @@ export function requestUrl (request: FastifyRequest, mount: Mount): string {
   let host = request.host
   if (host === '') host = localAuthority(request)
   else if (!validHost.test(host)) throw badRequest('Invalid Host header')
-  return protocol + '://' + host + path
+  const url = protocol + '://' + host + path
+  if (isPlainHost(host, protocol) && plainPath.test(path) && !dotSegment.test(path)) return url
+  // What a native Request would make of it: a lowercased or IDNA host, no
+  // default port, dot segments resolved, some characters percent-encoded.
+  try {
+    return new URL(url).href
+  } catch (err) {
+    throw badRequest('Invalid request URL', err)
+  }
 }
+
+// Already in the form the WHATWG URL parser would produce, so the lightweight
+// Request can keep the string as it is (most requests): a lowercase name
+// whose last label starts with a letter, or a canonical IPv4 address, and no
+// default port.
+const plainName = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?(?::[1-9]\d{0,4})?$/
+const lastLabelIsName = /(?:^|\.)[a-z][a-z0-9-]*\.?(?::\d+)?$/
+const canonicalIPv4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?::[1-9]\d{0,4})?$/
+function isPlainHost (host: string, protocol: string): boolean {
+  if (!plainName.test(host) || !(lastLabelIsName.test(host) || canonicalIPv4.test(host))) return false
+  return !host.endsWith(protocol === 'http' ? ':80' : ':443')
+}
+const plainPath = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/
+// `.`, `..` and their encoded forms as a whole segment; `\` counts as `/`.
+const dotSegment = /(?:^|[/\\])(?:\.|%2e){1,2}(?:[/\\?#]|$)/i
 
 function localAuthority (request: FastifyRequest): string {
   const socket = request.raw.socket

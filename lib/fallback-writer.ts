@@ -1,0 +1,63 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { bufferIfComplete } from './response-body.js'
+import { assertWritableHeaders, copyHeadersToReply } from './response-headers.js'
+import { responseParts } from './response.js'
+
+/**
+ * Writes the app's Response through `reply.send`: every onSend hook, HTTP/2,
+ * trailers and Fastify's own framing apply. Used whenever the fast writer's
+ * guards fail. Buffered bodies go out as a Buffer, so Fastify sets their
+ * Content-Length (a string would also get a charset appended to JSON types).
+ */
+export async function writeThroughReply (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  const status = response.status
+  const headers = response.headers
+  assertWritableHeaders(headers)
+  reply.code(status)
+  const http2 = request.raw.httpVersionMajor === 2
+  copyHeadersToReply(reply, headers, http2)
+
+  let payload: Buffer | ReadableStream<Uint8Array> | undefined
+  // Transfer-Encoding or a Trailer announced by the app: no length may be
+  // added, so the body goes out as a stream, chunked (HTTP/1) or as data frames.
+  const framed = headers.has('transfer-encoding') || headers.has('trailer')
+  const parts = responseParts(response)
+  if (parts !== undefined) {
+    // A lightweight response: its stored body, without building a stream unless framing needs one.
+    const stored = parts.body
+    if (stored !== null && !hasNoBody(status)) {
+      const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
+      payload = framed ? streamOf(bytes) : bytes
+    }
+  } else {
+    const body = response.body
+    if (body !== null && !hasNoBody(status)) payload = framed ? body : await bufferIfComplete(body)
+    else if (body !== null) await body.cancel()
+  }
+
+  // A custom reason phrase (Response's statusText) is kept on HTTP/1;
+  // HTTP/2 has none.
+  const statusText = response.statusText
+  const reason = !http2 && statusText !== '' && statusText !== STATUS_CODES[status] ? statusText : ''
+  return send(reply, payload, reason)
+}
+
+function send (reply: FastifyReply, payload: Buffer | ReadableStream<Uint8Array> | undefined, reason: string): FastifyReply {
+  if (reason !== '') reply.raw.statusMessage = reason
+  try {
+    return reply.send(payload)
+  } catch (err) {
+    reply.raw.statusMessage = ''
+    throw err
+  }
+}
+
+function streamOf (bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start (controller) { controller.enqueue(bytes); controller.close() } })
+}
+
+/** 1xx, 204, 205 and 304 carry no body. */
+export function hasNoBody (status: number): boolean {
+  return status < 200 || status === 204 || status === 205 || status === 304
+}

@@ -1,0 +1,130 @@
+import { ServerResponse, type OutgoingHttpHeaders } from 'node:http'
+import type { FastifyReply } from 'fastify'
+import { combineVary } from './response-headers.js'
+import { DEFAULT_TEXT_TYPE, type ResponseParts } from './response.js'
+
+// Node's ServerResponse internals read and preset here (lib/_http_outgoing.js,
+// checked on Node 20.20, 22.23, 24.22 and 26.12; see shared NOTES.md):
+// with `_contentLength` a number and no Content-Length/Transfer-Encoding
+// header, `_storeHeader` writes `Content-Length: N` itself, so the handler's
+// header record is sent as it is, never copied or mutated.
+interface NodeOutgoing {
+  _contentLength: number | null
+  _hasBody: boolean
+  _removedContLen: boolean
+  useChunkedEncodingByDefault: boolean
+  statusMessage: string | undefined
+}
+
+// Shared, frozen: writeHead only reads the object it is given.
+const TEXT_HEADERS: OutgoingHttpHeaders = Object.freeze({ 'content-type': DEFAULT_TEXT_TYPE })
+const BYTES_HEADERS: OutgoingHttpHeaders = Object.freeze({ 'content-type': 'application/octet-stream' })
+const NO_HEADERS: OutgoingHttpHeaders = Object.freeze({})
+
+/**
+ * Writes an un-materialized lightweight Response straight to the raw HTTP/1
+ * response: one writeHead, one end. Returns false, having written nothing,
+ * when a guard fails and reply.send must do it. Throws (with Node's state
+ * reset) when writeHead rejects the status or a header, so that Fastify's
+ * error handler answers 500 on a clean slate.
+ */
+export function writeFast (reply: FastifyReply, parts: ResponseParts, method: string): boolean {
+  const raw = reply.raw
+  // HTTP/2 has none of these fields and forbids some headers: reply.send copes.
+  if (!(raw instanceof ServerResponse) || raw.headersSent) return false
+  const headers = outgoingHeaders(reply, parts)
+  if (headers === undefined) return false
+
+  const { status, body } = parts
+  const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  const out = raw as unknown as NodeOutgoing
+  const noBody = status === 204 || status === 205 || status === 304
+  let toWrite = headers
+  if (status === 204 || status === 304) {
+    // Node marks these bodiless in writeHead and sends no length.
+  } else if (out._contentLength === null && out._hasBody && out.useChunkedEncodingByDefault && !out._removedContLen) {
+    out._contentLength = noBody ? 0 : length
+  } else if (method !== 'HEAD' || body !== null) {
+    // HTTP/1.0 (no chunking) or a HEAD answer with a body: the length must be explicit.
+    toWrite = { ...headers, 'content-length': String(noBody ? 0 : length) }
+  }
+
+  try {
+    raw.writeHead(status, toWrite)
+  } catch (err) {
+    // writeHead sets statusMessage before validating; a preset length would
+    // frame the 500 that follows with this body's length.
+    out._contentLength = null
+    out.statusMessage = undefined
+    throw err
+  }
+  reply.hijack()
+  if (noBody || body === null) raw.end()
+  else raw.end(body)
+  return true
+}
+
+/**
+ * The header object to hand to writeHead, or undefined when a guard fails:
+ * the app set Content-Length, Transfer-Encoding or a Trailer (the framing is
+ * then the app's business, which reply.send handles), a header value is not a
+ * plain string, a Content-Disposition is not ASCII (with a preset length,
+ * Node re-encodes it as latin1 and throws), or such a header was already set
+ * on the raw response. Headers that Fastify hooks set with reply.header() are
+ * merged in a new object; the app's record is passed as it is when there are none.
+ */
+function outgoingHeaders (reply: FastifyReply, parts: ResponseParts): OutgoingHttpHeaders | undefined {
+  const raw = reply.raw
+  if (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')) return undefined
+  const fromFastify = reply.getHeaders() as Record<string, string | string[]>
+  let fastifyHasHeaders = false
+  for (const _ in fromFastify) { fastifyHasHeaders = true; break }
+  const { init, headers, body } = parts
+
+  let record: Record<string, string | string[]>
+  if (headers !== undefined) {
+    record = fastifyHasHeaders ? { ...fromFastify } : {}
+    for (const [name, value] of headers) {
+      if (!addHeader(record, name, value)) return undefined
+    }
+  } else if (init !== undefined && init !== null) {
+    let hasType = false
+    for (const name in init) {
+      const value = init[name]
+      if (typeof value !== 'string') return undefined
+      const lower = name.toLowerCase()
+      if (lower === 'content-type') hasType = true
+      else if (!allowedOnFastPath(lower, value)) return undefined
+    }
+    // The common case: the handler's record goes out as it is.
+    if (!fastifyHasHeaders && (hasType || body === null)) return init as OutgoingHttpHeaders
+    record = fastifyHasHeaders ? { ...fromFastify } : {}
+    for (const name in init) addHeader(record, name.toLowerCase(), init[name] as string)
+  } else {
+    if (!fastifyHasHeaders) return body === null ? NO_HEADERS : typeof body === 'string' ? TEXT_HEADERS : BYTES_HEADERS
+    record = { ...fromFastify }
+  }
+  // The same defaults as the fallback: ours for text, Fastify's for bytes.
+  if (body !== null && record['content-type'] === undefined) {
+    record['content-type'] = typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+  }
+  return record
+}
+
+function allowedOnFastPath (lowerName: string, value: string): boolean {
+  if (lowerName === 'content-length' || lowerName === 'transfer-encoding' || lowerName === 'trailer') return false
+  // eslint-disable-next-line no-control-regex
+  if (lowerName === 'content-disposition' && /[^\x00-\x7f]/.test(value)) return false
+  return true
+}
+
+/** Adds one app header (lowercase name) over what Fastify set: the app wins, Set-Cookie and Vary combine. */
+function addHeader (record: Record<string, string | string[]>, name: string, value: string): boolean {
+  if (!allowedOnFastPath(name, value)) return false
+  const existing = record[name]
+  if (existing === undefined) record[name] = value
+  else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]
+  else if (name === 'vary') record[name] = combineVary(String(existing), value)
+  else record[name] = value
+  return true
+}

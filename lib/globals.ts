@@ -1,0 +1,21 @@
+import { LightweightRequest } from './request.js'
+import { LightweightResponse } from './response.js'
+
+/**
+ * Installs the lightweight classes as the global Request and Response, so
+ * that a Hono handler's `new Response(…)` is one the fast writer can send.
+ * Done once per process, at the first registration that asks for it; the
+ * native classes stay reachable as NativeRequest/NativeResponse.
+ */
+export function installLightweightGlobals (): void {
+  if (globalThis.Response !== (LightweightResponse as unknown)) {
+    Object.defineProperty(globalThis, 'Response', { value: LightweightResponse, writable: true, configurable: true })
+  }
+  if (globalThis.Request !== (LightweightRequest as unknown)) {
+    Object.defineProperty(globalThis, 'Request', { value: LightweightRequest, writable: true, configurable: true })
+  }
+}
+
+export function lightweightGlobalsInstalled (): boolean {
+  return globalThis.Response === (LightweightResponse as unknown) && globalThis.Request === (LightweightRequest as unknown)
+}

@@ -1,0 +1,60 @@
+import type { Http2ServerRequest } from 'node:http2'
+import type { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { badRequest } from './errors.js'
+import { ClientAbort } from './client-abort.js'
+import { createLightweightRequest, headersFrom, NativeRequest } from './request.js'
+import { RequestBody } from './request-body.js'
+import { requestUrl, type Mount } from './url.js'
+
+/** What the route keeps of a bridged request while the app runs. */
+export interface BridgedRequest {
+  request: Request
+  body: RequestBody | null
+}
+
+/**
+ * Builds the Request the app sees: the method, an absolute URL (see url.ts),
+ * the headers exactly as received, the body as an unconsumed stream, and a
+ * signal that aborts when the client goes away before the response finished.
+ * Lightweight when the global classes are ours, native otherwise.
+ */
+export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mount: Mount, lightweight: boolean): BridgedRequest {
+  const url = requestUrl(request, mount)
+  const raw = request.raw
+  const method = raw.method ?? 'GET'
+  const source = bodySource(request, method)
+  const body = source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
+  if (body !== null) reply.raw.once('finish', () => body.discard())
+  const abort = new ClientAbort(reply.raw)
+  if (lightweight) return { request: createLightweightRequest(method, url, raw, body, abort), body }
+  try {
+    const headers = headersFrom(raw)
+    const native = new NativeRequest(url, {
+      method,
+      headers,
+      body: body === null ? null : body.stream(),
+      signal: abort.signal,
+      // @ts-expect-error: undici requires `duplex` for a stream body; the DOM types lack it
+      duplex: 'half'
+    })
+    return { request: native, body }
+  } catch (err) {
+    throw badRequest('The request cannot be represented as a fetch Request', err)
+  }
+}
+
+/**
+ * The stream Fastify's passthrough parser handed over. Fastify skips parsing
+ * when a request has neither Content-Type nor Content-Length nor
+ * Transfer-Encoding (5.12.8), which on HTTP/1 means no body; an HTTP/2 request
+ * has no Content-Length as a rule, so there the stream itself says whether a
+ * body follows the headers.
+ */
+function bodySource (request: FastifyRequest, method: string): Readable | null {
+  if (method === 'GET' || method === 'HEAD') return null
+  if (request.body !== undefined && request.body !== null) return request.body as Readable
+  const raw = request.raw
+  if (raw.httpVersionMajor !== 2 || raw.readableEnded) return null
+  return (raw as unknown as Http2ServerRequest).stream.endAfterHeaders ? null : raw
+}
