@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bufferIfComplete } from './response-body.js'
 import { assertWritableHeaders, copyHeadersToReply } from './response-headers.js'
-import { responseParts } from './response.js'
+import type { ResponseParts } from './response.js'
 
 /**
  * Writes the app's Response through `reply.send`: every onSend hook, HTTP/2,
@@ -10,7 +10,7 @@ import { responseParts } from './response.js'
  * guards fail. Buffered bodies go out as a Buffer, so Fastify sets their
  * Content-Length (a string would also get a charset appended to JSON types).
  */
-export async function writeThroughReply (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply> {
+export async function writeThroughReply (request: FastifyRequest, reply: FastifyReply, response: Response, parts: ResponseParts | undefined): Promise<FastifyReply> {
   const status = response.status
   const headers = response.headers
   assertWritableHeaders(headers)
@@ -22,13 +22,15 @@ export async function writeThroughReply (request: FastifyRequest, reply: Fastify
   // Transfer-Encoding or a Trailer announced by the app: no length may be
   // added, so the body goes out as a stream, chunked (HTTP/1) or as data frames.
   const framed = headers.has('transfer-encoding') || headers.has('trailer')
-  const parts = responseParts(response)
   if (parts !== undefined) {
     // A lightweight response: its stored body, without building a stream unless framing needs one.
     const stored = parts.body
     if (stored !== null && !hasNoBody(status)) {
       const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
       payload = framed ? streamOf(bytes) : bytes
+    } else if (stored === null && parts.headLength !== undefined && request.raw.method === 'HEAD') {
+      // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
+      reply.header('content-length', String(parts.headLength))
     }
   } else {
     const body = response.body

@@ -44,7 +44,10 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, method: st
     // Node marks these bodiless in writeHead and sends no length.
   } else if (out._contentLength === null && out._hasBody && out.useChunkedEncodingByDefault && !out._removedContLen) {
     out._contentLength = noBody ? 0 : length
-  } else if (method !== 'HEAD' || body !== null) {
+  } else if (method === 'HEAD' && body === null) {
+    // Hono answers HEAD with `new Response(null, getResponse)`: announce the GET's length.
+    if (parts.headLength !== undefined) toWrite = { ...headers, 'content-length': String(parts.headLength) }
+  } else {
     // HTTP/1.0 (no chunking) or a HEAD answer with a body: the length must be explicit.
     toWrite = { ...headers, 'content-length': String(noBody ? 0 : length) }
   }

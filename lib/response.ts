@@ -8,6 +8,9 @@
  * Blobs, FormData, …), a custom statusText and anything the native
  * constructor would reject or normalize go straight to a native Response.
  */
+import { types } from 'node:util'
+import { createSharedBody, groupOfUsableStream, isUsed, MAX_MEMBERS, markSent, streamOf, type SharedBody } from './shared-body.js'
+
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
 /** The body kinds kept as they are. */
@@ -21,6 +24,8 @@ const kBody = Symbol('fastify-hono.body')
 const kHeadersInit = Symbol('fastify-hono.headersInit')
 const kHeaders = Symbol('fastify-hono.headers')
 const kNative = Symbol('fastify-hono.native')
+const kGroup = Symbol('fastify-hono.group')
+const kHeadLength = Symbol('fastify-hono.headLength')
 
 type HeadersRecord = Record<string, string | readonly string[]>
 
@@ -33,6 +38,10 @@ interface Lightweight {
   [kHeaders]: Headers | undefined
   /** The native Response, once materialized. */
   [kNative]: globalThis.Response | undefined
+  /** The body shared with copies, once `.body` was asked for or a copy was made. */
+  [kGroup]: SharedBody | undefined
+  /** For `new Response(null, getResponse)` (Hono's HEAD): the length the GET body has. */
+  [kHeadLength]: number | undefined
 }
 
 function isStoredBody (body: unknown): body is StoredBody | undefined {
@@ -44,11 +53,26 @@ export class LightweightResponse {
   constructor (body?: BodyInit | null, init?: ResponseInit) {
     const status = init?.status
     const headers = init?.headers
-    const simple = isStoredBody(body) &&
-      (init === undefined || init === null || typeof init === 'object') &&
+    const simpleInit = (init === undefined || init === null || typeof init === 'object') &&
       (status === undefined || (Number.isInteger(status) && status >= 200 && status <= 599)) &&
       (init?.statusText === undefined || init.statusText === '') &&
-      !(body != null && (status === 204 || status === 205 || status === 304))
+      status !== 204 && status !== 205 && status !== 304
+    // A copy of a finished response (`new Response(res.body, res)`): share its
+    // stored body rather than read the stream.
+    const group = simpleInit ? groupOfUsableStream(body) : undefined
+    if (group !== undefined && group.members < MAX_MEMBERS) {
+      group.members++
+      const self = this as unknown as Lightweight
+      self[kStatus] = status ?? 200
+      self[kBody] = group.body
+      self[kNative] = undefined
+      self[kGroup] = group
+      self[kHeadLength] = undefined
+      self[kHeadersInit] = undefined
+      self[kHeaders] = new Headers(headers)
+      return
+    }
+    const simple = isStoredBody(body) && (simpleInit || (body == null && isNullBodyInit(init)))
     if (!simple) {
       // The native constructor validates, normalizes or throws exactly as it should.
       return wrapNative(new NativeResponse(body, init))
@@ -57,6 +81,8 @@ export class LightweightResponse {
     self[kStatus] = status ?? 200
     self[kBody] = body ?? null
     self[kNative] = undefined
+    self[kGroup] = undefined
+    self[kHeadLength] = body == null ? lengthOfStored(init) : undefined
     if (headers instanceof Headers) {
       self[kHeadersInit] = undefined
       self[kHeaders] = withDefaultType(new Headers(headers), self[kBody])
@@ -83,8 +109,24 @@ export class LightweightResponse {
     return headers
   }
 
-  get body (): ReadableStream<Uint8Array> | null { return materialize(this).body }
-  get bodyUsed (): boolean { const native = nativeOf(this); return native === undefined ? false : native.bodyUsed }
+  get body (): ReadableStream<Uint8Array> | null {
+    const self = this as unknown as Lightweight
+    const native = self[kNative]
+    if (native !== undefined) return native.body
+    const stored = self[kBody]
+    if (stored === null) return null
+    // A string body: a real stream, made lazily, that copies recognize.
+    if (typeof stored === 'string') return streamOf(self[kGroup] ??= createSharedBody(stored))
+    return materialize(this).body
+  }
+
+  get bodyUsed (): boolean {
+    const self = this as unknown as Lightweight
+    const native = self[kNative]
+    if (native !== undefined) return native.bodyUsed
+    const group = self[kGroup]
+    return group !== undefined && isUsed(group)
+  }
   text (): Promise<string> { return materialize(this).text() }
   json (): Promise<any> { return materialize(this).json() }
   arrayBuffer (): Promise<ArrayBuffer> { return materialize(this).arrayBuffer() }
@@ -116,6 +158,33 @@ export class LightweightResponse {
     return wrapNative(NativeResponse.error())
   }
 
+  /**
+   * The copy hook proposed for Hono (honojs/hono#5350): a copy with the same
+   * stored body, status and its own copy of the headers, or undefined to
+   * decline, in which case Hono copies through `.body` as before.
+   */
+  static [Symbol.for('hono.response.copyHeaders')] (response: unknown): globalThis.Response | undefined {
+    if (typeof response !== 'object' || response === null || types.isProxy(response)) return undefined
+    if (Object.getPrototypeOf(response) !== LightweightResponse.prototype) return undefined // subclasses, natives
+    const self = response as Lightweight
+    const stored = self[kBody]
+    if (self[kNative] !== undefined || (stored !== null && typeof stored !== 'string')) return undefined // materialized, bytes
+    const status = self[kStatus]
+    if (status < 200 || status > 599 || (stored !== null && (status === 204 || status === 205 || status === 304))) return undefined
+    const group = self[kGroup] ??= createSharedBody(stored)
+    if (group.stream !== undefined || group.sent || group.members >= MAX_MEMBERS) return undefined // observed, sent, full
+    group.members++
+    const copy = Object.create(LightweightResponse.prototype) as Lightweight
+    copy[kStatus] = status
+    copy[kBody] = stored
+    copy[kNative] = undefined
+    copy[kGroup] = group
+    copy[kHeadLength] = self[kHeadLength]
+    copy[kHeadersInit] = undefined
+    copy[kHeaders] = new Headers((response as LightweightResponse).headers)
+    return copy as unknown as globalThis.Response
+  }
+
   // Native and lightweight responses alike are `instanceof Response`.
   static [Symbol.hasInstance] (value: unknown): boolean {
     return value instanceof NativeResponse
@@ -134,7 +203,24 @@ function wrapNative (native: globalThis.Response): globalThis.Response {
   self[kHeadersInit] = undefined
   self[kHeaders] = native.headers
   self[kNative] = native
+  self[kGroup] = undefined
+  self[kHeadLength] = undefined
   return self as unknown as globalThis.Response
+}
+
+function isNullBodyInit (init: ResponseInit | undefined): boolean {
+  const status = init?.status
+  return (status === 204 || status === 205 || status === 304) && (init?.statusText === undefined || init.statusText === '')
+}
+
+/** The byte length of an un-materialized lightweight Response used as `init`, or undefined. */
+function lengthOfStored (init: unknown): number | undefined {
+  if (typeof init !== 'object' || init === null) return undefined
+  const source = init as Partial<Lightweight>
+  if (source[kStatus] === undefined || source[kNative] !== undefined) return undefined
+  const stored = source[kBody]
+  if (stored === null || stored === undefined) return undefined
+  return typeof stored === 'string' ? Buffer.byteLength(stored) : stored.byteLength
 }
 
 function withDefaultType (headers: Headers, body: StoredBody): Headers {
@@ -156,7 +242,10 @@ function materialize (response: object): globalThis.Response {
   const self = response as Lightweight
   let native = self[kNative]
   if (native === undefined) {
-    native = new NativeResponse(self[kBody] as BodyInit | null, { status: self[kStatus], headers: (response as LightweightResponse).headers })
+    const group = self[kGroup]
+    // A shared body materializes over the group's one stream, so reading any member consumes it for all.
+    const body = group === undefined ? self[kBody] as BodyInit | null : streamOf(group)
+    native = new NativeResponse(body, { status: self[kStatus], headers: (response as LightweightResponse).headers })
     self[kNative] = native
   }
   return native
@@ -169,13 +258,35 @@ export interface ResponseParts {
   /** The handler's own record, when nobody asked for a Headers object. */
   init: HeadersRecord | undefined
   headers: Headers | undefined
+  /** For a HEAD answer made from a GET response: the GET body's length. */
+  headLength: number | undefined
 }
 
 export function responseParts (response: object): ResponseParts | undefined {
   const self = response as Partial<Lightweight>
   if (self[kStatus] === undefined || self[kNative] !== undefined) return undefined
   const init = self[kHeadersInit]
+  const headLength = self[kHeadLength]
   // Pairs may repeat a name, which Headers combines: let Headers read them.
-  if (Array.isArray(init)) return { status: self[kStatus], body: self[kBody] as StoredBody, init: undefined, headers: (response as LightweightResponse).headers }
-  return { status: self[kStatus], body: self[kBody] as StoredBody, init, headers: self[kHeaders] }
+  if (Array.isArray(init)) return { status: self[kStatus], body: self[kBody] as StoredBody, init: undefined, headers: (response as LightweightResponse).headers, headLength }
+  return { status: self[kStatus], body: self[kBody] as StoredBody, init, headers: self[kHeaders], headLength }
+}
+
+/**
+ * Claims the stored body for sending: false if it was read or sent already
+ * (through any member of its group), true otherwise, and from then on every
+ * member reads as consumed.
+ */
+export function claimBody (response: object): boolean {
+  const self = response as Lightweight
+  const group = self[kGroup]
+  if (group === undefined) {
+    // Sole owner: a later read or send of this same object must fail too.
+    self[kGroup] = createSharedBody(self[kBody])
+    markSent(self[kGroup])
+    return true
+  }
+  if (isUsed(group) || (group.stream !== undefined && group.stream.locked)) return false
+  markSent(group)
+  return true
 }
