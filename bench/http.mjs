@@ -1,0 +1,100 @@
+// The HTTP benchmark: each variant's server in its own process on one core,
+// autocannon in another on the other core, variants interleaved round by
+// round. The figure is the server's CPU time per request over each window.
+import { fileURLToPath } from 'node:url'
+import { compare, isUsable, probe, probes } from './check.mjs'
+import { startChild } from './proc.mjs'
+
+const serverScript = fileURLToPath(new URL('./server.mjs', import.meta.url))
+const loaderScript = fileURLToPath(new URL('./loader.mjs', import.meta.url))
+const REFERENCE = 'node-server' // the probes compare every response with Hono's own adapter
+
+async function startServers (variants, core) {
+  const servers = new Map()
+  await Promise.all(variants.map(async (variant) => {
+    const handle = startChild(serverScript, [variant.id], core)
+    const { port } = await handle.call({ type: 'address' }, 30_000)
+    servers.set(variant.id, { ...handle, port })
+  }))
+  return servers
+}
+
+async function runChecks (servers, cases, log) {
+  const checks = []
+  if (!servers.has(REFERENCE)) {
+    log(`(no response checks: they compare with ${REFERENCE}, which is not running)`)
+    return checks
+  }
+  const selected = probes.filter((p) => p.caseId === undefined || cases.some((c) => c.id === p.caseId))
+  for (const p of selected) {
+    const responses = new Map()
+    for (const [id, server] of servers) {
+      responses.set(id, await probe(server.port, p).catch((err) => ({ status: 0, headers: {}, body: Buffer.from(String(err)) })))
+    }
+    const reference = responses.get(REFERENCE)
+    for (const [id, response] of responses) {
+      if (id === REFERENCE) continue
+      // Only the benchmarked requests must match for their figures to mean anything.
+      const usable = p.caseId === undefined ? undefined : isUsable(reference, response)
+      checks.push({ variant: id, probe: p.id, status: response.status, notes: compare(reference, response), usable })
+    }
+  }
+  return checks
+}
+
+async function measureCell (server, loader, caseId, settings) {
+  const request = { type: 'load', port: server.port, caseId, connections: settings.connections }
+  if (settings.warmup > 0) await loader.call({ ...request, duration: settings.warmup })
+  const before = await server.call({ type: 'snapshot' })
+  const load = await loader.call({ ...request, duration: settings.duration })
+  const after = await server.call({ type: 'snapshot' })
+  const cpuMicros = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
+  const served = after.requests - before.requests
+  return { ...load, served, cpuPerRequest: served > 0 ? cpuMicros / served : NaN, rss: after.rss }
+}
+
+/**
+ * Starts every variant's server and the load generator, checks the
+ * responses, warms the servers up and measures the rounds. Returns
+ * { rows: one per round, case and variant; checks }.
+ */
+export async function runHttp ({ variants, cases, settings, cores, log, elapsed }) {
+  const servers = await startServers(variants, cores?.server)
+  const load = startChild(loaderScript, [], cores?.load)
+  const rows = []
+  try {
+    log(`Servers up after ${elapsed()}`)
+    const checks = await runChecks(servers, cases, log)
+    for (const check of checks) {
+      if (check.usable === false) log(`! ${check.variant} ${check.probe}: ${check.notes.join('; ')}`)
+    }
+    for (const [id, server] of servers) {
+      const warm = await load.call({ type: 'load', port: server.port, caseIds: cases.map((c) => c.id), connections: settings.connections, amount: settings.initialWarmup.requests, maxSeconds: settings.initialWarmup.maxSeconds })
+      if (warm.non2xx > 0 || warm.errors > 0) log(`! ${id} warm-up: ${warm.non2xx} non-2xx, ${warm.errors} errors`)
+    }
+    log(`Checks and warm-up done after ${elapsed()}`)
+    for (let round = 0; round < settings.rounds; round++) {
+      // Rotate the order each round, so no variant always follows the same one.
+      const order = variants.map((_, i) => variants[(i + round) % variants.length])
+      for (const testCase of cases) {
+        const cells = []
+        for (const variant of order) {
+          let row
+          try {
+            row = { round, caseId: testCase.id, variant: variant.id, ...await measureCell(servers.get(variant.id), load, testCase.id, settings) }
+          } catch (err) {
+            row = { round, caseId: testCase.id, variant: variant.id, cpuPerRequest: NaN, error: err.message }
+            log(`! ${variant.id} ${testCase.id}: ${err.message}`)
+          }
+          rows.push(row)
+          const bad = row.non2xx > 0 || row.errors > 0 ? ` (${row.non2xx} non-2xx, ${row.errors} errors)` : ''
+          cells.push(`${variant.id} ${row.cpuPerRequest.toFixed(1)}${bad}`)
+        }
+        log(`round ${round + 1}/${settings.rounds} ${testCase.id.padEnd(7)} µs/req: ${cells.join(' · ')}`)
+      }
+    }
+    return { rows, checks }
+  } finally {
+    await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])
+  }
+}

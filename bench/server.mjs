@@ -1,0 +1,26 @@
+// One variant's HTTP server, in its own process: `node bench/server.mjs <variant>`.
+// Reports its CPU time and request count on request, so the runner can
+// measure exactly the load generator's window.
+import { loadVariant } from './variants.mjs'
+import { serveParent } from './proc.mjs'
+
+const variantId = process.argv[2]
+const createServer = await loadVariant(variantId)
+const server = await createServer()
+let requests = 0
+server.on('request', () => { requests++ })
+await new Promise((resolve, reject) => {
+  server.once('error', reject)
+  server.listen(0, '127.0.0.1', resolve)
+})
+
+serveParent((message) => {
+  switch (message.type) {
+    case 'address':
+      return { port: server.address().port }
+    case 'snapshot':
+      return { cpu: process.cpuUsage(), requests, rss: process.memoryUsage.rss() }
+    default:
+      throw new Error(`unknown message ${message.type}`)
+  }
+}, 20 * 60_000)

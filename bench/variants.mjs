@@ -1,0 +1,28 @@
+// The variants, in the order they run and are reported. Each one is a module
+// under servers/ exporting createServer(): an http.Server, not yet listening.
+// They must each run in their own process: @hono/node-server (and possibly
+// fastify-hono) replace the global Request and Response.
+
+export const BASELINE = 'fastify'
+
+export const variants = [
+  { id: 'node-http', label: 'node:http by hand', module: './servers/node-http.mjs' },
+  { id: 'fastify', label: 'Fastify route', module: './servers/fastify-plain.mjs' },
+  { id: 'node-server', label: '@hono/node-server', module: './servers/node-server.mjs', hono: true },
+  { id: 'hijack', label: 'Fastify + hijack', module: './servers/fastify-hijack.mjs', hono: true },
+  { id: 'naive', label: 'Fastify + send(Response)', module: './servers/fastify-naive.mjs', hono: true },
+  { id: 'fastify-hono', label: 'fastify-hono', module: './servers/fastify-hono.mjs', hono: true },
+  { id: 'fastify-hono-onsend', label: 'fastify-hono + onSend', module: './servers/fastify-hono-onsend.mjs', hono: true }
+]
+
+export function variantById (id) {
+  const variant = variants.find((v) => v.id === id)
+  if (variant === undefined) throw new Error(`Unknown variant "${id}" (known: ${variants.map((v) => v.id).join(', ')})`)
+  return variant
+}
+
+/** Loads a variant's createServer in this process. */
+export async function loadVariant (id) {
+  const { createServer } = await import(new URL(variantById(id).module, import.meta.url))
+  return createServer
+}
