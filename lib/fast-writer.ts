@@ -2,6 +2,7 @@ import { ServerResponse, type OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply } from 'fastify'
 import { combineVary } from './response-headers.js'
 import { DEFAULT_TEXT_TYPE, type ResponseParts } from './response.js'
+import { replyHeaders } from './route-context.js'
 
 // Node's ServerResponse internals read and preset here (lib/_http_outgoing.js,
 // checked on Node 20.20, 22.23, 24.22 and 26.12; see shared NOTES.md):
@@ -79,7 +80,7 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, method: st
 function outgoingHeaders (reply: FastifyReply, parts: ResponseParts): OutgoingHttpHeaders | undefined {
   const raw = reply.raw
   if (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')) return undefined
-  const fromFastify = reply.getHeaders() as Record<string, string | string[]>
+  const fromFastify = replyHeaders(reply) // read only: copied before any change
   let fastifyHasHeaders = false
   for (const _ in fromFastify) { fastifyHasHeaders = true; break }
   const { init, headers, body } = parts

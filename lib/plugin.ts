@@ -7,6 +7,7 @@ import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './globals.js'
 import { writeResponse } from './reply-writer.js'
 import { bridgeRequest } from './request-bridge.js'
+import type { RequestBody } from './request-body.js'
 import { createMount } from './url.js'
 
 /**
@@ -26,12 +27,22 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', passthroughBody)
 
-  async function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | FastifyReply | undefined {
     // Lightweight requests only while the global Request is ours: the app may
     // pass c.req.raw to `new Request()`, which must accept it.
     const { request: appRequest, body } = bridgeRequest(request, reply, mount, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
-    const response: unknown = await app.fetch(appRequest, env)
+    // A synchronous throw reaches Fastify's error handler like a rejection.
+    const result: unknown = app.fetch(appRequest, env)
+    // Hono returns the Response itself when no handler awaited anything:
+    // then the whole request completes without a promise.
+    if (typeof (result as Promise<unknown> | null)?.then === 'function') {
+      return (result as Promise<unknown>).then((response) => respond(request, reply, env, body, response))
+    }
+    return respond(request, reply, env, body, result)
+  }
+
+  function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply> | FastifyReply | undefined {
     // The app may have turned the body error into a response of its own (a 500
     // from Hono's onError): the client's fault still answers 413.
     if (body !== null && body.exceeded) {

@@ -25,3 +25,18 @@ function findSymbol (object: object, description: string): symbol | null {
   }
   return null
 }
+
+/**
+ * The headers stored with reply.header(), read in place rather than through
+ * reply.getHeaders(), which copies them together with the raw response's
+ * (writeHead merges those itself). Fastify keeps them in an own property of
+ * the reply under a private symbol described 'fastify.reply.headers'
+ * (checked on 5.0–5.12.8); without it, getHeaders() is used.
+ */
+export function replyHeaders (reply: FastifyReply): Record<string, string | string[]> {
+  kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
+  if (kReplyHeaders === null) return reply.getHeaders() as Record<string, string | string[]>
+  return (reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders]
+}
+
+let kReplyHeaders: symbol | null | undefined

@@ -77,23 +77,46 @@ const validHost = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=%]+|\[[0-9A-Fa-f:.]+\])(?::\d{1
  * host that is malformed answers 400 rather than change what the URL means.
  */
 export function requestUrl (request: FastifyRequest, mount: Mount): string {
-  const path = appPath(request.url, mount)
   let protocol = request.protocol
   if (protocol !== 'http' && protocol !== 'https') {
     protocol = (request.raw.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http'
   }
-  let host = request.host
-  if (host === '') host = localAuthority(request)
-  else if (!validHost.test(host)) throw badRequest('Invalid Host header')
-  const url = protocol + '://' + host + path
-  if (isPlainHost(host, protocol) && plainPath.test(path) && !dotSegment.test(path)) return url
+  const host = request.host
+  const path = appPath(request.url, mount)
+  // Most requests repeat the last origin: reuse its verdict.
+  let origin: string | undefined
+  if (host === lastHost && protocol === lastProtocol) {
+    origin = lastOrigin
+  } else if (host === '') {
+    origin = checkedOrigin(protocol, localAuthority(request)) // per connection: not cached
+  } else {
+    origin = checkedOrigin(protocol, host)
+    lastHost = host
+    lastProtocol = protocol
+    lastOrigin = origin
+  }
+  if (origin !== undefined && plainPath.test(path) && !dotSegment.test(path)) return origin + path
   // What a native Request would make of it: a lowercased or IDNA host, no
   // default port, dot segments resolved, some characters percent-encoded.
   try {
-    return new URL(url).href
+    return new URL(protocol + '://' + (host === '' ? localAuthority(request) : host) + path).href
   } catch (err) {
     throw badRequest('Invalid request URL', err)
   }
+}
+
+let lastHost: string | undefined
+let lastProtocol: string | undefined
+let lastOrigin: string | undefined
+
+/**
+ * `protocol://host` when the host is already in the form the URL parser
+ * would give it; undefined when it must go through the parser. Throws 400
+ * for a host that could change what the URL means.
+ */
+function checkedOrigin (protocol: string, host: string): string | undefined {
+  if (!validHost.test(host)) throw badRequest('Invalid Host header')
+  return isPlainHost(host, protocol) ? protocol + '://' + host : undefined
 }
 
 // Already in the form the WHATWG URL parser would produce, so the lightweight
