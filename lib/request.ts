@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Http2ServerRequest } from 'node:http2'
 import type { RequestBody } from './request-body.js'
+import { realStream } from './shared-body.js'
 
 /**
  * The lightweight Request the app receives. Method and URL are plain
@@ -35,6 +36,9 @@ interface Lightweight {
 export class LightweightRequest {
   constructor (input: RequestInfo | URL, init?: RequestInit) {
     const source = isLightweight(input) ? materialize(input) : input
+    // A lightweight response's body must be the real stream for undici.
+    const body = init?.body
+    if (body !== undefined && body !== null && realStream(body) !== body) init = { ...init, body: realStream(body) }
     return new NativeRequest(source as RequestInfo | URL, init)
   }
 

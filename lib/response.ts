@@ -9,7 +9,7 @@
  * constructor would reject or normalize go straight to a native Response.
  */
 import { types } from 'node:util'
-import { createSharedBody, groupOfUsableStream, isUsed, MAX_MEMBERS, markSent, streamOf, type SharedBody } from './shared-body.js'
+import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody } from './shared-body.js'
 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
@@ -75,7 +75,7 @@ export class LightweightResponse {
     const simple = isStoredBody(body) && (simpleInit || (body == null && isNullBodyInit(init)))
     if (!simple) {
       // The native constructor validates, normalizes or throws exactly as it should.
-      return wrapNative(new NativeResponse(body, init))
+      return wrapNative(new NativeResponse(realStream(body), init))
     }
     const self = this as unknown as Lightweight
     self[kStatus] = status ?? 200
@@ -116,7 +116,7 @@ export class LightweightResponse {
     const stored = self[kBody]
     if (stored === null) return null
     // A string body: a real stream, made lazily, that copies recognize.
-    if (typeof stored === 'string') return streamOf(self[kGroup] ??= createSharedBody(stored))
+    if (typeof stored === 'string') return lazyStreamOf(self[kGroup] ??= createSharedBody(stored))
     return materialize(this).body
   }
 
@@ -172,7 +172,7 @@ export class LightweightResponse {
     const status = self[kStatus]
     if (status < 200 || status > 599 || (stored !== null && (status === 204 || status === 205 || status === 304))) return undefined
     const group = self[kGroup] ??= createSharedBody(stored)
-    if (group.stream !== undefined || group.sent || group.members >= MAX_MEMBERS) return undefined // observed, sent, full
+    if (group.lazy !== undefined || group.stream !== undefined || group.sent || group.members >= MAX_MEMBERS) return undefined // observed, sent, full
     group.members++
     const copy = Object.create(LightweightResponse.prototype) as Lightweight
     copy[kStatus] = status

@@ -1,6 +1,6 @@
 // Hono middleware inside a mounted app, and @hono/node-server's helpers:
 // the real packages, real sockets. Each test backs one row of
-// docs/compatibility.md.
+// the README's Compatibility section.
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
