@@ -21,7 +21,13 @@ export async function writeThroughReply (request: FastifyRequest, reply: Fastify
   let payload: Buffer | ReadableStream<Uint8Array> | undefined
   // Transfer-Encoding or a Trailer announced by the app: no length may be
   // added, so the body goes out as a stream, chunked (HTTP/1) or as data frames.
-  const framed = headers.has('transfer-encoding') || headers.has('trailer')
+  // An HTTP/1.0 client cannot take chunks, hence no trailers: Node would throw
+  // on the Trailer header, so it is dropped there.
+  let framed = headers.has('transfer-encoding') || headers.has('trailer')
+  if (!http2 && framed && (reply.raw as { useChunkedEncodingByDefault?: boolean }).useChunkedEncodingByDefault === false && !headers.has('transfer-encoding')) {
+    reply.removeHeader('trailer')
+    framed = false
+  }
   if (parts !== undefined) {
     // A lightweight response: its stored body, without building a stream unless framing needs one.
     const stored = parts.body

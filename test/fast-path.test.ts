@@ -157,6 +157,11 @@ test('guards: each leads to the fallback, or to an explicit length, and the wire
   t.equal(trailer.headers['content-length'], undefined, 'Trailer: no length added')
   t.equal(trailer.body, 'trailing')
 
+  const trailer10 = await rawRequest(fast, 'GET', '/v2/trailer', { version: '1.0' })
+  t.equal(trailer10.status, 200, 'Trailer over HTTP/1.0 (no chunking): the header is dropped rather than fail')
+  t.equal(trailer10.headers.trailer, undefined)
+  t.equal(trailer10.body, 'trailing')
+
   const disposition = await rawRequest(fast, 'GET', '/v2/disposition')
   t.equal(disposition.status, 200, 'a non-ASCII Content-Disposition does not throw')
   t.same(disposition.headers['content-disposition'], ['attachment; filename="résumé.txt"'].map((v) => Buffer.from(v, 'latin1').toString('latin1')))
