@@ -37,19 +37,16 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     // Hono returns the Response itself when no handler awaited anything:
     // then the whole request completes without a promise.
     if (typeof (result as Promise<unknown> | null)?.then === 'function') {
-      return (result as Promise<unknown>).then((response) => respond(request, reply, env, body, response))
+      return (result as Promise<unknown>).then(
+        (response) => respond(request, reply, env, body, response),
+        (err: unknown) => { throw tooLarge(request, reply, body) ?? err })
     }
     return respond(request, reply, env, body, result)
   }
 
   function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply> | FastifyReply | undefined {
-    // The app may have turned the body error into a response of its own (a 500
-    // from Hono's onError): the client's fault still answers 413.
-    if (body !== null && body.exceeded) {
-      // The rest of the body is still on the wire: close the connection after the 413.
-      if (request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
-      throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
-    }
+    const limitError = tooLarge(request, reply, body)
+    if (limitError !== undefined) throw limitError
     if (!(response instanceof Response)) throw invalidResponse(response)
     if (notFound === 'fastify' && wasUnmatched(env)) {
       reply.callNotFound()
@@ -69,6 +66,18 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   // `/prefix` itself, then `/prefix/` and everything below it.
   fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' })
   fastify.route({ ...route, url: '/*' })
+}
+
+/**
+ * The 413 for a body that went past the limit while the app read it, whatever
+ * the app made of the read error (a 500 from Hono's onError, or the error
+ * rethrown); the rest of the body is still on the wire, so the connection
+ * closes after it.
+ */
+function tooLarge (request: FastifyRequest, reply: FastifyReply, body: RequestBody | null): Error | undefined {
+  if (body === null || !body.exceeded) return undefined
+  if (request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
+  return new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
 }
 
 function passthroughBody (request: FastifyRequest, payload: unknown, done: (err: Error | null, body?: unknown) => void): void {

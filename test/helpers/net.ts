@@ -95,7 +95,7 @@ export function parseResponses (wire: string, methods: string[]): WireResponse[]
 /** One raw request on its own connection (`Connection: close`), parsed. */
 export async function rawRequest (port: number, method: string, target: string, { headers = {} as Record<string, string>, body = '', version = '1.1' } = {}): Promise<WireResponse> {
   const lines = [`${method} ${target} HTTP/${version}`]
-  const all = { host: `127.0.0.1:${port}`, connection: 'close', ...headers }
+  const all: Record<string, string> = { host: `127.0.0.1:${port}`, connection: 'close', ...headers }
   for (const [name, value] of Object.entries(all)) if (value !== '') lines.push(`${name}: ${value}`)
   if (body !== '' && all['content-length'] === undefined && all['transfer-encoding'] === undefined) lines.push(`content-length: ${Buffer.byteLength(body)}`)
   const wire = await rawExchange(port, lines.join('\r\n') + '\r\n\r\n' + body)
