@@ -10,7 +10,14 @@ import type { ResponseParts } from './response.js'
  * guards fail. Buffered bodies go out as a Buffer, so Fastify sets their
  * Content-Length (a string would also get a charset appended to JSON types).
  */
-export async function writeThroughReply (request: FastifyRequest, reply: FastifyReply, response: Response, parts: ResponseParts | undefined): Promise<FastifyReply> {
+export async function writeThroughReply (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+  parts: ResponseParts | undefined,
+  /** The body's continuation, when a writer already started reading it. */
+  started?: ReadableStream<Uint8Array>
+): Promise<FastifyReply> {
   const status = response.status
   const headers = response.headers
   assertWritableHeaders(headers)
@@ -39,9 +46,13 @@ export async function writeThroughReply (request: FastifyRequest, reply: Fastify
       reply.header('content-length', String(parts.headLength))
     }
   } else {
-    const body = response.body
-    if (body !== null && !hasNoBody(status)) payload = framed ? body : await bufferIfComplete(body)
-    else if (body !== null) await body.cancel()
+    if (started !== undefined) {
+      payload = started
+    } else {
+      const body = response.body
+      if (body !== null && !hasNoBody(status)) payload = framed ? body : await bufferIfComplete(body)
+      else if (body !== null) await body.cancel()
+    }
   }
 
   // A custom reason phrase (Response's statusText) is kept on HTTP/1;

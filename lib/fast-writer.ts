@@ -77,7 +77,7 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, method: st
  * on the raw response. Headers that Fastify hooks set with reply.header() are
  * merged in a new object; the app's record is passed as it is when there are none.
  */
-function outgoingHeaders (reply: FastifyReply, parts: ResponseParts): OutgoingHttpHeaders | undefined {
+export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming = false): OutgoingHttpHeaders | undefined {
   const raw = reply.raw
   if (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')) return undefined
   const fromFastify = replyHeaders(reply) // read only: copied before any change
@@ -89,7 +89,7 @@ function outgoingHeaders (reply: FastifyReply, parts: ResponseParts): OutgoingHt
   if (headers !== undefined) {
     record = fastifyHasHeaders ? { ...fromFastify } : {}
     for (const [name, value] of headers) {
-      if (!addHeader(record, name, value)) return undefined
+      if (!addHeader(record, name, value, streaming)) return undefined
     }
   } else if (init !== undefined && init !== null) {
     let hasType = false
@@ -115,7 +115,9 @@ function outgoingHeaders (reply: FastifyReply, parts: ResponseParts): OutgoingHt
   return record
 }
 
-function allowedOnFastPath (lowerName: string, value: string): boolean {
+function allowedOnFastPath (lowerName: string, value: string, streaming = false): boolean {
+  // A stream goes out chunked anyway: an app's `Transfer-Encoding: chunked` (Hono's streaming helpers set it) is what Node does.
+  if (streaming && lowerName === 'transfer-encoding') return value.toLowerCase() === 'chunked'
   if (lowerName === 'content-length' || lowerName === 'transfer-encoding' || lowerName === 'trailer') return false
   // eslint-disable-next-line no-control-regex
   if (lowerName === 'content-disposition' && /[^\x00-\x7f]/.test(value)) return false
@@ -123,8 +125,8 @@ function allowedOnFastPath (lowerName: string, value: string): boolean {
 }
 
 /** Adds one app header (lowercase name) over what Fastify set: the app wins, Set-Cookie and Vary combine. */
-function addHeader (record: Record<string, string | string[]>, name: string, value: string): boolean {
-  if (!allowedOnFastPath(name, value)) return false
+function addHeader (record: Record<string, string | string[]>, name: string, value: string, streaming = false): boolean {
+  if (!allowedOnFastPath(name, value, streaming)) return false
   const existing = record[name]
   if (existing === undefined) record[name] = value
   else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]

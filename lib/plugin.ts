@@ -44,7 +44,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     return respond(request, reply, env, body, result)
   }
 
-  function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply> | FastifyReply | undefined {
+  function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply | undefined> | FastifyReply | undefined {
     const limitError = tooLarge(request, reply, body)
     if (limitError !== undefined) throw limitError
     if (!(response instanceof Response)) throw invalidResponse(response)

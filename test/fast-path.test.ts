@@ -23,7 +23,9 @@ const SHARED_RECORD = Object.freeze({ 'content-type': 'text/plain; charset=utf-8
 const JSON_RECORD = { 'Content-Type': 'application/json' }
 
 function app (): Hono {
+  let pulls = 0
   const hono = new Hono()
+  hono.use('/native-stream', async (c, next) => { pulls = 0; await next() })
   hono.get('/text', (c) => c.text('Hello, World!'))
   hono.get('/json', (c) => c.json({ hello: 'world' }))
   hono.get('/record', () => new Response('{"a":1}', { headers: JSON_RECORD }))
@@ -45,6 +47,17 @@ function app (): Hono {
   hono.get('/bad-header', () => new Response('hi', { headers: { 'x-bad': 'a\x01b' } }))
   hono.get('/bad-headers-object', (c) => { c.header('x-bad', 'a\x01b'); return c.text('hi') })
   hono.get('/bad-status', () => new Response('hi', { status: 1000 }))
+  // Native bodies: complete ones go out with their length, streams stream (chunked).
+  hono.get('/native-blob', () => new Response(new Blob(['blob body'], { type: 'text/x-blob' }), { headers: { 'x-native': '1' } }))
+  hono.get('/native-buffer', () => new Response(new Uint8Array([1, 2, 3]).buffer))
+  hono.get('/native-stream', () => new Response(new ReadableStream({
+    async pull (controller) {
+      await new Promise((resolve) => setTimeout(resolve, 2))
+      controller.enqueue(new TextEncoder().encode('part;'))
+      if (++pulls >= 3) controller.close()
+    }
+  }), { headers: { 'content-type': 'text/plain' } }))
+
   return hono
 }
 
@@ -108,7 +121,7 @@ test('fast path and fallback agree on the wire for every body type', async (t) =
   const { fast, fallback } = await servers(t)
   const paths = ['/v2/text', '/v2/json', '/v2/record', '/v2/bytes', '/v2/null', '/v2/headers-object', '/v2/pairs', '/v2/cookies',
     '/v2/shared/10', '/v2/disposition', '/v2/ascii-disposition', '/v2/status-text', '/v2/no-content', '/v2/reset', '/v2/not-modified',
-    '/v2/explicit-length']
+    '/v2/explicit-length', '/v2/native-blob', '/v2/native-buffer', '/v2/native-stream']
   for (const path of paths) {
     for (const method of ['GET', 'HEAD']) {
       const a = await rawRequest(fast, method, path)
@@ -119,6 +132,12 @@ test('fast path and fallback agree on the wire for every body type', async (t) =
       t.equal(a.body, b.body, `${method} ${path} bytes`)
     }
   }
+  const blob = await rawRequest(fast, 'GET', '/v2/native-blob')
+  t.same(blob.headers['content-length'], ['9'], 'a complete native body: its length')
+  t.equal(lastCall('/v2/native-blob').presetLength, 9, 'through the fast writer')
+  const streamed = await rawRequest(fast, 'GET', '/v2/native-stream')
+  t.equal(streamed.framing, 'chunked', 'a native stream: chunked')
+  t.equal(streamed.body, 'part;part;part;')
   const pairs = await rawRequest(fast, 'GET', '/v2/pairs')
   t.same(pairs.headers['x-a'], ['1, 2'], 'repeated names in pairs combine, as Headers does')
   t.same(pairs.headers['set-cookie'], ['p=1', 'q=2'])
