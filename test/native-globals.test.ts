@@ -5,7 +5,7 @@ import fastifyHono from 'fastify-hono'
 import { listen, rawRequest } from './helpers/net'
 
 // A process of its own: with overrideGlobalObjects: false nothing may install the lightweight classes.
-test('overrideGlobalObjects: false keeps the native classes, and everything works through the fallback', async (t) => {
+test('overrideGlobalObjects: false keeps the native classes, and everything still works', async (t) => {
   const NativeResponse = globalThis.Response
   const NativeRequest = globalThis.Request
   const app = new Hono()
