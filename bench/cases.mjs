@@ -51,7 +51,8 @@ export function mixedPaths (seed = 0x5eed) {
   return paths
 }
 
-function mulberry32 (seed) {
+/** A small seeded PRNG (mulberry32), shared by the generated load sequences. */
+export function mulberry32 (seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

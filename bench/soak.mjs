@@ -28,6 +28,7 @@ import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { mulberry32 } from './cases.mjs'
 
 const HEAP_RATIO = 1.10
 const HEAP_SLACK = 1024 * 1024
@@ -381,17 +382,6 @@ async function main () {
   } finally {
     probe?.close()
     await server.stop()
-  }
-}
-
-function mulberry32 (seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
 

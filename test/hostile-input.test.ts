@@ -5,6 +5,7 @@ import { Hono } from 'hono'
 import { csrf } from 'hono/csrf'
 import fastifyHono from 'fastify-hono'
 import { listen, rawRequest, type WireResponse } from './helpers/net'
+import { seeded } from './helpers/random'
 import { WireConnection } from './helpers/wire-client'
 
 // A generated corpus of malformed and unusual HTTP/1.x requests, sent over a
@@ -137,16 +138,8 @@ interface HostileCase {
 interface Echo { kind: 'echo', method: string, url: string, path: string, urlValid: boolean, canonical: boolean, headerCount: number }
 
 class Random {
-  private state: number
-  constructor (seed: number) { this.state = seed >>> 0 }
-  /** mulberry32 */
-  next (): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0
-    let t = this.state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  readonly next: () => number
+  constructor (seed: number) { this.next = seeded(seed) }
 
   int (min: number, max: number): number { return min + Math.floor(this.next() * (max - min + 1)) }
   pick<T> (items: ArrayLike<T>): T { return items[Math.floor(this.next() * items.length)] }

@@ -5,21 +5,11 @@ import { cors } from 'hono/cors'
 import { stream } from 'hono/streaming'
 import fastifyHono from 'fastify-hono'
 import { listen, parseResponses, rawExchange } from './helpers/net'
+import { seeded } from './helpers/random'
 
 // 1,000 requests pipelined on one keep-alive connection, of every kind the
 // writers handle: a wrong or stale Content-Length anywhere desynchronizes
 // the connection, and every later response would fail to parse or match.
-function seeded (seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const body = (i: number, size: number): string => `#${i}:`.padEnd(Math.max(size, String(i).length + 2), 'é')
 
 function app (): Hono {
