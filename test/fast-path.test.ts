@@ -19,6 +19,7 @@ function lastCall (url: string): WriteHeadCall {
   return found
 }
 
+const onResponseUrls: string[] = []
 const SHARED_RECORD = Object.freeze({ 'content-type': 'text/plain; charset=utf-8', 'x-shared': 'yes' })
 const JSON_RECORD = { 'Content-Type': 'application/json' }
 
@@ -64,6 +65,7 @@ function app (): Hono {
 async function servers (t: Tap.Test): Promise<{ fast: number, fallback: number }> {
   const fast = Fastify()
   fast.addHook('onRequest', async (request, reply) => { reply.header('x-from-hook', 'hook') })
+  fast.addHook('onResponse', async (request) => { onResponseUrls.push(request.url) })
   await fast.register(fastifyHono, { app: app(), prefix: '/v2' })
   const fallback = Fastify()
   fallback.addHook('onRequest', async (request, reply) => { reply.header('x-from-hook', 'hook') })
@@ -90,6 +92,8 @@ test('the fast path is taken: one writeHead with the length preset, and the hand
   const call = lastCall('/v2/text')
   t.equal(call.presetLength, 13, '_contentLength was preset before writeHead')
   t.notOk(Object.keys(call.headers as object).some((name) => name.toLowerCase() === 'content-length'), 'no Content-Length in the header object')
+
+  t.ok(onResponseUrls.includes('/v2/text'), "Fastify's onResponse hooks run on the fast path")
 
   const fastNoHook = Fastify()
   await fastNoHook.register(fastifyHono, { app: app(), prefix: '/v2' })
