@@ -231,6 +231,7 @@ t.test('sse: events arrive one by one while the stream is open, and a client lea
 
 t.test('each example runs with `node examples/<name>.mjs` and serves', async (t) => {
   const probes: Record<string, string> = {
+    server: '/v2/users/42', // the example behind `npm start`
     strangler: '/users/1',
     'sub-apps': '/api/v1/health',
     auth: '/health',
