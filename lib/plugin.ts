@@ -14,9 +14,9 @@ import { createMount } from './url.js'
  * Registers the mount: a passthrough body parser for this scope only, and
  * routes for the mount point and everything below it, for every method.
  * Runs encapsulated, so the prefix applies and the parent keeps its parsers.
+ * Async, so that an invalid option rejects `register` (avvio does not catch a
+ * callback-style plugin's synchronous throw: it becomes an uncaught exception).
  */
-// Async, so that an invalid option rejects `register` (avvio does not catch a
-// callback-style plugin's synchronous throw: it becomes an uncaught exception).
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
   const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, ...resolved } = resolveOptions(options)
   const app = notFound === 'fastify' ? withUnmatchedMarker(resolved.app) : resolved.app
