@@ -36,99 +36,31 @@ export class RequestBody {
    * (what text() and json() need), with the same limit and abort handling.
    */
   read (): Promise<Buffer> {
-    const { source, limit } = this
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
-      let received = 0
-      const detach = (): void => {
-        this.detachReader = undefined
-        source.off('data', onData)
-        source.off('end', onEnd)
-        source.off('error', onError)
-        source.off('close', onClose)
-      }
-      this.detachReader = detach
-      const onData = (chunk: Buffer): void => {
-        received += chunk.length
-        if (received > limit) {
-          this.exceeded = true
-          detach()
-          source.pause()
-          reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
-          return
-        }
-        chunks.push(chunk)
-      }
-      const onEnd = (): void => {
-        detach()
-        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received))
-      }
-      const onError = (err: Error): void => {
-        detach()
-        reject(err)
-      }
-      const onClose = (): void => {
-        detach()
-        reject(Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' }))
-      }
-      source.on('data', onData)
-      source.on('end', onEnd)
-      source.on('error', onError)
-      source.on('close', onClose)
-      source.resume()
+      let length = 0
+      this.attach({
+        chunk: (chunk) => { chunks.push(chunk); length += chunk.length },
+        end: () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)),
+        fail: reject
+      })
+      this.source.resume()
     })
   }
 
   stream (): ReadableStream<Uint8Array> {
-    const { source, limit } = this
-    let received = 0
-    let settled = false
-    const detach = (): void => {
-      settled = true
-      this.detachReader = undefined
-      source.off('data', onData)
-      source.off('end', onEnd)
-      source.off('error', onError)
-      source.off('close', onClose)
-    }
-    let controller!: ReadableStreamDefaultController<Uint8Array>
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length
-      if (received > limit) {
-        this.exceeded = true
-        detach()
-        source.pause()
-        controller.error(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
-        return
-      }
-      controller.enqueue(chunk)
-      if ((controller.desiredSize ?? 0) <= 0) source.pause()
-    }
-    const onEnd = (): void => {
-      detach()
-      controller.close()
-    }
-    const onError = (err: Error): void => {
-      detach()
-      controller.error(err)
-    }
-    // An aborted upload closes the source without 'end' (and, depending on
-    // the Node version, without 'error'): the read must reject, not hang.
-    const onClose = (): void => {
-      if (settled) return
-      detach()
-      controller.error(Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' }))
-    }
-
+    const source = this.source
     return new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c
-        this.detachReader = detach
-        source.pause()
-        source.on('data', onData)
-        source.on('end', onEnd)
-        source.on('error', onError)
-        source.on('close', onClose)
+      start: (controller) => {
+        source.pause() // before the 'data' listener, so that it does not start the flow
+        this.attach({
+          chunk: (chunk) => {
+            controller.enqueue(chunk)
+            if ((controller.desiredSize ?? 0) <= 0) source.pause()
+          },
+          end: () => controller.close(),
+          fail: (err) => controller.error(err)
+        })
       },
       pull () {
         source.resume()
@@ -140,4 +72,53 @@ export class RequestBody {
       }
     })
   }
+
+  /** Feeds the source to `sink`, counting bytes against the limit; `detachReader` undoes it. */
+  private attach (sink: BodySink): void {
+    const { source, limit } = this
+    let received = 0
+    const detach = (): void => {
+      this.detachReader = undefined
+      source.off('data', onData)
+      source.off('end', onEnd)
+      source.off('error', onError)
+      source.off('close', onClose)
+    }
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received > limit) {
+        this.exceeded = true
+        detach()
+        source.pause()
+        sink.fail(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+        return
+      }
+      sink.chunk(chunk)
+    }
+    const onEnd = (): void => {
+      detach()
+      sink.end()
+    }
+    const onError = (err: Error): void => {
+      detach()
+      sink.fail(err)
+    }
+    // An aborted upload closes the source without 'end' (and, depending on
+    // the Node version, without 'error'): the read must reject, not hang.
+    const onClose = (): void => {
+      detach()
+      sink.fail(Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' }))
+    }
+    this.detachReader = detach
+    source.on('data', onData)
+    source.on('end', onEnd)
+    source.on('error', onError)
+    source.on('close', onClose)
+  }
+}
+
+interface BodySink {
+  chunk (chunk: Buffer): void
+  end (): void
+  fail (err: Error): void
 }
