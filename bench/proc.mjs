@@ -10,9 +10,9 @@ export function pinningCores () {
   return probe.status === 0 ? { server: 0, load: 1 } : null
 }
 
-/** Starts `node script ...args`, pinned to `core` when it is a number. */
-export function startChild (script, args, core) {
-  const nodeArgs = [script, ...args]
+/** Starts `node ...nodeFlags script ...args`, pinned to `core` when it is a number. */
+export function startChild (script, args, core, nodeFlags = []) {
+  const nodeArgs = [...nodeFlags, script, ...args]
   const child = core === null || core === undefined
     ? spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     : spawn('taskset', ['-c', String(core), process.execPath, ...nodeArgs], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })

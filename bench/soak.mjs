@@ -24,11 +24,11 @@
 //    baseline, and the same open connections (the probe's only);
 //  - no listener growth: the same listeners on the HTTP server, on the probe
 //    connection's server-side socket (kept open throughout) and on process.
-import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mulberry32 } from './cases.mjs'
+import { startChild } from './proc.mjs'
 
 const HEAP_RATIO = 1.10
 const HEAP_SLACK = 1024 * 1024
@@ -127,46 +127,9 @@ function parseArgs () {
   return options
 }
 
-/** The child: the server, with request/reply IPC; it exits when this process goes. */
+/** The child: the server, with request/reply IPC (bench/proc.mjs); it exits when this process goes. */
 function startServer () {
-  const script = fileURLToPath(import.meta.url)
-  const child = spawn(process.execPath, ['--expose-gc', script, '--server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const pending = new Map()
-  let nextId = 0
-  let exited = false
-  child.on('message', (message) => {
-    const entry = pending.get(message.id)
-    pending.delete(message.id)
-    if (message.error !== undefined) entry?.reject(new Error(message.error))
-    else entry?.resolve(message)
-  })
-  child.on('exit', (code, signal) => {
-    exited = true
-    for (const entry of pending.values()) entry.reject(new Error(`the soak server exited (${signal ?? code})`))
-    pending.clear()
-  })
-  return {
-    call (message, timeoutMs = 30_000) {
-      if (exited) return Promise.reject(new Error('the soak server is not running'))
-      const id = nextId++
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => { pending.delete(id); reject(new Error(`no reply to ${message.type} in ${timeoutMs} ms`)) }, timeoutMs)
-        pending.set(id, {
-          resolve: (value) => { clearTimeout(timer); resolve(value) },
-          reject: (err) => { clearTimeout(timer); reject(err) }
-        })
-        child.send({ ...message, id })
-      })
-    },
-    async stop () {
-      if (exited) return
-      const gone = new Promise((resolve) => child.once('exit', resolve))
-      if (child.connected) child.disconnect() // serveParent exits on disconnect
-      const timer = setTimeout(() => child.kill('SIGKILL'), 2000)
-      await gone
-      clearTimeout(timer)
-    }
-  }
+  return startChild(fileURLToPath(import.meta.url), ['--server'], null, ['--expose-gc'])
 }
 
 /**
