@@ -1,5 +1,6 @@
 import { ServerResponse, type OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply } from 'fastify'
+import { headerList, isLightweightHeaders } from './headers.js'
 import { combineVary } from './response-headers.js'
 import { DEFAULT_TEXT_TYPE, type ResponseParts } from './response.js'
 import { replyHeaders } from './route-context.js'
@@ -88,8 +89,16 @@ export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, stre
   let record: Record<string, string | string[]>
   if (headers !== undefined) {
     record = fastifyHasHeaders ? { ...fromFastify } : {}
-    for (const [name, value] of headers) {
-      if (!addHeader(record, name, value, streaming)) return undefined
+    if (isLightweightHeaders(headers)) {
+      // The list as kept: validated, lowercase, no sorting needed on the wire.
+      const list = headerList(headers)
+      for (let i = 0; i < list.length; i += 2) {
+        if (!addHeader(record, list[i], list[i + 1], streaming)) return undefined
+      }
+    } else {
+      for (const [name, value] of headers) {
+        if (!addHeader(record, name, value, streaming)) return undefined
+      }
     }
   } else if (init !== undefined && init !== null) {
     let hasType = false

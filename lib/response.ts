@@ -9,6 +9,7 @@
  * constructor would reject or normalize go straight to a native Response.
  */
 import { types } from 'node:util'
+import { copyHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody } from './shared-body.js'
 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
@@ -69,7 +70,7 @@ export class LightweightResponse {
       self[kGroup] = group
       self[kHeadLength] = undefined
       self[kHeadersInit] = undefined
-      self[kHeaders] = new Headers(headers)
+      self[kHeaders] = copyHeaders(headers)
       return
     }
     const simple = isStoredBody(body) && (simpleInit || (body == null && isNullBodyInit(init)))
@@ -85,7 +86,7 @@ export class LightweightResponse {
     self[kHeadLength] = body == null ? lengthOfStored(init) : undefined
     if (headers instanceof Headers) {
       self[kHeadersInit] = undefined
-      self[kHeaders] = withDefaultType(new Headers(headers), self[kBody])
+      self[kHeaders] = withDefaultType(copyHeaders(headers), self[kBody])
     } else {
       self[kHeadersInit] = headers as HeadersRecord | Array<[string, string]> | undefined
       self[kHeaders] = undefined
@@ -103,7 +104,7 @@ export class LightweightResponse {
     const self = this as unknown as Lightweight
     let headers = self[kHeaders]
     if (headers === undefined) {
-      headers = withDefaultType(new Headers(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
+      headers = withDefaultType(copyHeaders(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
       self[kHeaders] = headers
     }
     return headers
@@ -142,7 +143,7 @@ export class LightweightResponse {
     const native = materialize(this)
     if (native.bodyUsed) return native.clone() // throws the native TypeError
     const copy = wrapNative(native.clone()) as unknown as Lightweight
-    copy[kHeaders] = new Headers(this.headers) // the current headers, not those at materialization
+    copy[kHeaders] = copyHeaders(this.headers) // the current headers, not those at materialization
     return copy as unknown as globalThis.Response
   }
 
@@ -181,7 +182,7 @@ export class LightweightResponse {
     copy[kGroup] = group
     copy[kHeadLength] = self[kHeadLength]
     copy[kHeadersInit] = undefined
-    copy[kHeaders] = new Headers((response as LightweightResponse).headers)
+    copy[kHeaders] = copyHeaders((response as LightweightResponse).headers)
     return copy as unknown as globalThis.Response
   }
 

@@ -1,0 +1,251 @@
+/**
+ * The lightweight Headers held by lightweight responses. A native Headers
+ * validates every name and value through WebIDL on each call and copies
+ * entry by entry: a Hono middleware chain copies a response's headers up to
+ * four times per request (see shared NOTES.md), and that was a quarter of its
+ * CPU. This class keeps the same list, already validated and normalized, in a
+ * flat array: a copy is an array slice, and the writers read the list as it
+ * is. Everything observable matches a native Headers: the validation and its
+ * TypeError, value normalization, combining with ", ", Set-Cookie kept
+ * apart, sorted iteration; and it is `instanceof Headers`, since its
+ * prototype chain includes the native prototype. Inputs it does not handle
+ * itself (exotic iterables, records with symbols, …) go through a native
+ * Headers first, so they are validated by the real thing.
+ *
+ * It is not installed as the global Headers: `new Headers()` in an app stays
+ * native, and the lightweight responses accept both.
+ */
+import { inspect } from 'node:util'
+
+export const NativeHeaders: typeof globalThis.Headers = globalThis.Headers
+
+const kList = Symbol('fastify-hono.headerList')
+
+/** Token characters (RFC 9110), the only ones a header name may have. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** What a value may not contain once its surrounding whitespace is removed. */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_IN_VALUE = /[\0\r\n]/
+/** A character above 0xFF: not a ByteString. */
+const NOT_BYTE = /[^\0-\xff]/
+/** HTTP whitespace around a value, removed as the Fetch standard says. */
+const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
+
+interface Lightweight {
+  /** Lowercase names and values, flat: [name, value, name, value, …]. One entry per name, except set-cookie. */
+  [kList]: string[]
+}
+
+export class LightweightHeaders {
+  constructor (init?: HeadersInit | null) {
+    const self = this as unknown as Lightweight
+    if (init === undefined) {
+      self[kList] = []
+    } else if (isLightweightHeaders(init)) {
+      self[kList] = (init as unknown as Lightweight)[kList].slice()
+    } else if (isPlainRecord(init)) {
+      // What a native Headers does with a record: each own enumerable key, in order, appended.
+      self[kList] = []
+      for (const name of Object.keys(init)) this.append(name, (init as Record<string, string>)[name])
+    } else if (isArrayOfPairs(init)) {
+      self[kList] = []
+      for (const [name, value] of init) this.append(name, value)
+    } else {
+      // A native Headers has validated everything already; anything else is
+      // validated by one, so that what is accepted, and how it fails, is native.
+      const source = init instanceof NativeHeaders ? init : new NativeHeaders(init as unknown as HeadersInit)
+      const list: string[] = []
+      source.forEach((value, name) => {
+        if (name !== 'set-cookie') list.push(name, value)
+      })
+      for (const cookie of source.getSetCookie()) list.push('set-cookie', cookie)
+      self[kList] = list
+    }
+  }
+
+  append (name: string, value: string): void {
+    requireArguments('append', arguments.length, 2)
+    name = checkName('append', name)
+    value = checkValue('append', name, value)
+    const self = this as unknown as Lightweight
+    const list = self[kList]
+    if (name !== 'set-cookie') {
+      for (let i = 0; i < list.length; i += 2) {
+        if (list[i] === name) { list[i + 1] += ', ' + value; return }
+      }
+    }
+    list.push(name, value)
+  }
+
+  set (name: string, value: string): void {
+    requireArguments('set', arguments.length, 2)
+    name = checkName('set', name)
+    value = checkValue('set', name, value)
+    const self = this as unknown as Lightweight
+    const list = self[kList]
+    let found = false
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] !== name) continue
+      if (!found) {
+        list[i + 1] = value
+        found = true
+      } else {
+        list.splice(i, 2) // further Set-Cookie entries
+        i -= 2
+      }
+    }
+    if (!found) list.push(name, value)
+  }
+
+  delete (name: string): void {
+    requireArguments('delete', arguments.length, 1)
+    name = checkName('delete', name)
+    const self = this as unknown as Lightweight
+    const list = self[kList]
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === name) {
+        list.splice(i, 2)
+        i -= 2
+          }
+    }
+  }
+
+  get (name: string): string | null {
+    requireArguments('get', arguments.length, 1)
+    name = checkName('get', name)
+    const list = (this as unknown as Lightweight)[kList]
+    let found: string | null = null
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] !== name) continue
+      if (name !== 'set-cookie') return list[i + 1]
+      found = found === null ? list[i + 1] : found + ', ' + list[i + 1]
+    }
+    return found
+  }
+
+  has (name: string): boolean {
+    requireArguments('has', arguments.length, 1)
+    name = checkName('has', name)
+    const list = (this as unknown as Lightweight)[kList]
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === name) return true
+    }
+    return false
+  }
+
+  getSetCookie (): string[] {
+    const list = (this as unknown as Lightweight)[kList]
+    const cookies: string[] = []
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === 'set-cookie') cookies.push(list[i + 1])
+    }
+    return cookies
+  }
+
+  forEach (callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    if (typeof callback !== 'function') {
+      throw new TypeError("Headers.forEach: Expected callback to be of type 'Function'.")
+    }
+    for (const [name, value] of sortedEntries(this)) callback.call(thisArg, value, name, this as unknown as Headers)
+  }
+
+  entries (): IterableIterator<[string, string]> { return sortedEntries(this).values() }
+  keys (): IterableIterator<string> { return sortedEntries(this).map(([name]) => name).values() }
+  values (): IterableIterator<string> { return sortedEntries(this).map(([, value]) => value).values() }
+  [Symbol.iterator] (): IterableIterator<[string, string]> { return sortedEntries(this).values() }
+
+  [inspect.custom] (depth: number, options: object): string {
+    const shown: Record<string, string | string[]> = {}
+    for (const [name, value] of sortedEntries(this)) {
+      const existing = shown[name]
+      shown[name] = existing === undefined ? value : ([] as string[]).concat(existing, value)
+    }
+    return `Headers ${inspect(shown, options)}`
+  }
+}
+// `instanceof Headers` and Object.prototype.toString (`[object Headers]`)
+// hold; every method a native Headers has is overridden above.
+Object.setPrototypeOf(LightweightHeaders.prototype, NativeHeaders.prototype)
+
+export function isLightweightHeaders (value: unknown): value is LightweightHeaders {
+  return typeof value === 'object' && value !== null && (value as Partial<Lightweight>)[kList] !== undefined
+}
+
+/**
+ * The list as it is kept, without sorting: lowercase names, values combined
+ * per name, each Set-Cookie apart. Read only: the writers walk it in place.
+ */
+export function headerList (headers: LightweightHeaders): readonly string[] {
+  return (headers as unknown as Lightweight)[kList]
+}
+
+/** A LightweightHeaders over a list the caller has validated and will not touch again. */
+export function adoptHeaderList (list: string[]): LightweightHeaders {
+  const headers = Object.create(LightweightHeaders.prototype) as Lightweight
+  headers[kList] = list
+  return headers as unknown as LightweightHeaders
+}
+
+/**
+ * A snapshot of the entries, sorted by name as a native Headers iterates
+ * them; set-cookie entries one by one, in order (the sort is stable).
+ */
+function sortedEntries (headers: object): Array<[string, string]> {
+  const list = (headers as Lightweight)[kList]
+  const sorted: Array<[string, string]> = []
+  for (let i = 0; i < list.length; i += 2) sorted.push([list[i], list[i + 1]])
+  return sorted.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+}
+
+/** An object a native Headers would read as a record, with nothing exotic about it. */
+function isPlainRecord (init: unknown): init is Record<string, unknown> {
+  if (typeof init !== 'object' || init === null || Array.isArray(init)) return false
+  const proto = Object.getPrototypeOf(init)
+  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(init).length === 0
+}
+
+/** An array of [name, value] arrays: what a native Headers reads as a sequence of pairs. */
+function isArrayOfPairs (init: unknown): init is Array<[string, string]> {
+  if (!Array.isArray(init) || Object.getPrototypeOf(init) !== Array.prototype) return false
+  for (let i = 0; i < init.length; i++) {
+    const pair: unknown = init[i]
+    if (!Array.isArray(pair) || pair.length !== 2 || Object.getPrototypeOf(pair) !== Array.prototype) return false
+  }
+  return true
+}
+
+function requireArguments (method: string, given: number, required: number): void {
+  if (given < required) {
+    throw new TypeError(`Headers.${method}: ${required} argument${required === 1 ? '' : 's'} required, but only ${given} present.`)
+  }
+}
+
+function checkName (method: string, name: unknown): string {
+  const text = byteString(method, name)
+  if (!TOKEN.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header name.`)
+  return text.toLowerCase()
+}
+
+function checkValue (method: string, name: string, value: unknown): string {
+  let text = byteString(method, value)
+  const first = text.charCodeAt(0)
+  const last = text.charCodeAt(text.length - 1)
+  if (first === 32 || first === 9 || first === 10 || first === 13 || last === 32 || last === 9 || last === 10 || last === 13) {
+    text = text.replace(SURROUNDING_WHITESPACE, '')
+  }
+  if (FORBIDDEN_IN_VALUE.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header value.`)
+  return text
+}
+
+/** WebIDL's ByteString conversion: ToString, then no character above 0xFF. */
+function byteString (method: string, value: unknown): string {
+  if (typeof value === 'symbol') throw new TypeError(`Headers.${method}: Cannot convert a Symbol value to a string`)
+  const text = typeof value === 'string' ? value : String(value)
+  if (NOT_BYTE.test(text)) throw new TypeError(`Headers.${method}: Cannot convert argument to a ByteString because a character has a value greater than 255.`)
+  return text
+}
+
+/** A lightweight copy of `init`, typed as the Headers it stands in for. */
+export function copyHeaders (init?: HeadersInit | null): Headers {
+  return new LightweightHeaders(init) as unknown as Headers
+}
