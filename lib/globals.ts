@@ -1,11 +1,13 @@
+import { LightweightHeaders } from './headers.js'
 import { LightweightRequest } from './request.js'
 import { LightweightResponse } from './response.js'
 
 /**
- * Installs the lightweight classes as the global Request and Response, so
- * that a Hono handler's `new Response(…)` is one the fast writer can send.
+ * Installs the lightweight classes as the global Request, Response and
+ * Headers, so that a Hono handler's `new Response(…)` is one the fast writer
+ * can send, and the Headers Hono copies between middleware are cheap to copy.
  * Done once per process, at the first registration that asks for it; the
- * native classes stay reachable as NativeRequest/NativeResponse.
+ * native classes stay reachable as NativeRequest/NativeResponse/NativeHeaders.
  */
 export function installLightweightGlobals (): void {
   if (globalThis.Response !== (LightweightResponse as unknown)) {
@@ -13,6 +15,9 @@ export function installLightweightGlobals (): void {
   }
   if (globalThis.Request !== (LightweightRequest as unknown)) {
     Object.defineProperty(globalThis, 'Request', { value: LightweightRequest, writable: true, configurable: true })
+  }
+  if (globalThis.Headers !== (LightweightHeaders as unknown)) {
+    Object.defineProperty(globalThis, 'Headers', { value: LightweightHeaders, writable: true, configurable: true })
   }
 }
 

@@ -12,8 +12,11 @@
  * itself (exotic iterables, records with symbols, …) go through a native
  * Headers first, so they are validated by the real thing.
  *
- * It is not installed as the global Headers: `new Headers()` in an app stays
- * native, and the lightweight responses accept both.
+ * It is installed as the global Headers together with the lightweight
+ * Request and Response (see globals.ts), so that the Headers Hono makes
+ * (`new Headers()`, `new Headers(c.res.headers)`) are lightweight too.
+ * Native Headers objects stay `instanceof Headers`, and the methods work on
+ * them when called through the prototype.
  */
 import { inspect } from 'node:util'
 
@@ -64,6 +67,7 @@ export class LightweightHeaders {
   }
 
   append (name: string, value: string): void {
+    if (!isLightweightHeaders(this)) return nativeMethod('append').apply(this, arguments as unknown as [string, string])
     requireArguments('append', arguments.length, 2)
     name = checkName('append', name)
     value = checkValue('append', name, value)
@@ -78,6 +82,7 @@ export class LightweightHeaders {
   }
 
   set (name: string, value: string): void {
+    if (!isLightweightHeaders(this)) return nativeMethod('set').apply(this, arguments as unknown as [string, string])
     requireArguments('set', arguments.length, 2)
     name = checkName('set', name)
     value = checkValue('set', name, value)
@@ -98,6 +103,7 @@ export class LightweightHeaders {
   }
 
   delete (name: string): void {
+    if (!isLightweightHeaders(this)) return nativeMethod('delete').apply(this, arguments as unknown as [string, string])
     requireArguments('delete', arguments.length, 1)
     name = checkName('delete', name)
     const self = this as unknown as Lightweight
@@ -111,6 +117,7 @@ export class LightweightHeaders {
   }
 
   get (name: string): string | null {
+    if (!isLightweightHeaders(this)) return nativeMethod('get').apply(this, arguments as unknown as [string, string])
     requireArguments('get', arguments.length, 1)
     name = checkName('get', name)
     const list = (this as unknown as Lightweight)[kList]
@@ -124,6 +131,7 @@ export class LightweightHeaders {
   }
 
   has (name: string): boolean {
+    if (!isLightweightHeaders(this)) return nativeMethod('has').apply(this, arguments as unknown as [string, string])
     requireArguments('has', arguments.length, 1)
     name = checkName('has', name)
     const list = (this as unknown as Lightweight)[kList]
@@ -134,6 +142,7 @@ export class LightweightHeaders {
   }
 
   getSetCookie (): string[] {
+    if (!isLightweightHeaders(this)) return nativeMethod('getSetCookie').call(this)
     const list = (this as unknown as Lightweight)[kList]
     const cookies: string[] = []
     for (let i = 0; i < list.length; i += 2) {
@@ -146,13 +155,32 @@ export class LightweightHeaders {
     if (typeof callback !== 'function') {
       throw new TypeError("Headers.forEach: Expected callback to be of type 'Function'.")
     }
+    if (!isLightweightHeaders(this)) return nativeMethod('forEach').call(this, callback, thisArg)
     for (const [name, value] of sortedEntries(this)) callback.call(thisArg, value, name, this as unknown as Headers)
   }
 
-  entries (): IterableIterator<[string, string]> { return sortedEntries(this).values() }
-  keys (): IterableIterator<string> { return sortedEntries(this).map(([name]) => name).values() }
-  values (): IterableIterator<string> { return sortedEntries(this).map(([, value]) => value).values() }
-  [Symbol.iterator] (): IterableIterator<[string, string]> { return sortedEntries(this).values() }
+  entries (): IterableIterator<[string, string]> {
+    if (!isLightweightHeaders(this)) return nativeMethod('entries').call(this)
+    return sortedEntries(this).values()
+  }
+
+  keys (): IterableIterator<string> {
+    if (!isLightweightHeaders(this)) return nativeMethod('keys').call(this)
+    return sortedEntries(this).map(([name]) => name).values()
+  }
+
+  values (): IterableIterator<string> {
+    if (!isLightweightHeaders(this)) return nativeMethod('values').call(this)
+    return sortedEntries(this).map(([, value]) => value).values()
+  }
+
+  [Symbol.iterator] (): IterableIterator<[string, string]> { return this.entries() }
+
+  // Native and lightweight Headers alike are `instanceof Headers`; a subclass keeps the ordinary rule.
+  static [Symbol.hasInstance] (value: unknown): boolean {
+    if (this === LightweightHeaders) return value instanceof NativeHeaders
+    return Function.prototype[Symbol.hasInstance].call(this, value)
+  }
 
   [inspect.custom] (depth: number, options: object): string {
     const shown: Record<string, string | string[]> = {}
@@ -166,6 +194,12 @@ export class LightweightHeaders {
 // `instanceof Headers` and Object.prototype.toString (`[object Headers]`)
 // hold; every method a native Headers has is overridden above.
 Object.setPrototypeOf(LightweightHeaders.prototype, NativeHeaders.prototype)
+Object.setPrototypeOf(LightweightHeaders, NativeHeaders)
+
+/** A native Headers method, for one called through our prototype on a native object. */
+function nativeMethod (name: string): (...args: any[]) => any {
+  return (NativeHeaders.prototype as unknown as Record<string, (...args: any[]) => any>)[name]
+}
 
 export function isLightweightHeaders (value: unknown): value is LightweightHeaders {
   return typeof value === 'object' && value !== null && (value as Partial<Lightweight>)[kList] !== undefined

@@ -11,7 +11,7 @@ export interface FastifyHonoOptions {
   notFound?: 'hono' | 'fastify'
   /** Largest request body in bytes; larger bodies answer 413. Defaults to the route's or instance's bodyLimit. */
   bodyLimit?: number
-  /** Install the lightweight Request and Response as globals (default true). */
+  /** Install the lightweight Request, Response and Headers as globals (default true). */
   overrideGlobalObjects?: boolean
 }
 

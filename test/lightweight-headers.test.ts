@@ -137,6 +137,30 @@ test('identity and interplay with native classes', async (t) => {
   t.not(headers.get(pairs[0][0]), 'mutated', 'iterated pairs are fresh arrays')
 })
 
+test('the global Headers is the lightweight one, and native Headers still pass for Headers', async (t) => {
+  await withPlugin(t)
+  const NativeRequest = globalThis.Request
+  t.not(globalThis.Headers, NativeHeaders, 'Headers is replaced')
+  const light = new Headers({ a: '1' })
+  const native = new NativeHeaders({ a: '1' })
+  t.not(Object.getPrototypeOf(light), NativeHeaders.prototype, 'new Headers() is lightweight')
+  t.ok(light instanceof Headers && light instanceof NativeHeaders, 'a lightweight Headers is both')
+  t.ok(native instanceof Headers, 'a native Headers is instanceof the global')
+  t.equal(Headers.prototype.get.call(native, 'a'), '1', 'the methods work on a native object too')
+  t.same([...Headers.prototype.entries.call(native)], [['a', '1']])
+  class Tagged extends Headers { tag (): string { return 'tagged' } }
+  const tagged = new Tagged([['a', '1'], ['b', '2']])
+  t.equal(tagged.get('b'), '2', 'a subclass works')
+  t.equal(tagged.tag(), 'tagged')
+  t.ok(tagged instanceof Tagged, 'and is instanceof its class')
+  t.notOk(light instanceof Tagged, 'a plain Headers is not instanceof the subclass')
+  t.equal(new NativeRequest('http://a.example/', { headers: light }).headers.get('a'), '1', 'a native Request takes it')
+  // Hono's own copies: new Headers(c.res.headers), with cookies.
+  const withCookies = new Headers([['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['x', 'y']])
+  t.same(new Headers(withCookies).getSetCookie(), ['a=1', 'b=2'], 'a copy keeps each cookie')
+  t.same(new NativeHeaders(withCookies).getSetCookie(), ['a=1', 'b=2'], 'so does a native copy')
+})
+
 test('the app sees the request headers a native Request would have', async (t) => {
   const app = new Hono()
   app.get('/h', (c) => c.json({

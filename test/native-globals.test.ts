@@ -8,6 +8,7 @@ import { listen, rawRequest } from './helpers/net'
 test('overrideGlobalObjects: false keeps the native classes, and everything still works', async (t) => {
   const NativeResponse = globalThis.Response
   const NativeRequest = globalThis.Request
+  const NativeHeaders = globalThis.Headers
   const app = new Hono()
   app.get('/text', (c) => c.text('native'))
   app.get('/json', (c) => c.json({ native: true }))
@@ -18,6 +19,7 @@ test('overrideGlobalObjects: false keeps the native classes, and everything stil
   t.teardown(() => server.close())
   t.equal(globalThis.Response, NativeResponse)
   t.equal(globalThis.Request, NativeRequest)
+  t.equal(globalThis.Headers, NativeHeaders)
   const { port, base } = await listen(server)
   const text = await rawRequest(port, 'GET', '/n/text')
   t.equal(text.body, 'native')
