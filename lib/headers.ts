@@ -254,13 +254,30 @@ function requireArguments (method: string, given: number, required: number): voi
   }
 }
 
+/**
+ * Names already checked, with their lowercase form: an app uses a handful of
+ * names over and over. Bounded: past the limit, names are checked each time.
+ */
+const checkedNames = new Map<string, string>()
+const MAX_CHECKED_NAMES = 512
+
 function checkName (method: string, name: unknown): string {
+  if (typeof name === 'string') {
+    const known = checkedNames.get(name)
+    if (known !== undefined) return known
+  }
   const text = byteString(method, name)
   if (!TOKEN.test(text)) throw new TypeError(`Headers.${method}: "${text}" is an invalid header name.`)
-  return text.toLowerCase()
+  const lower = text.toLowerCase()
+  if (typeof name === 'string' && checkedNames.size < MAX_CHECKED_NAMES) checkedNames.set(name, lower)
+  return lower
 }
 
+/** A value that needs neither trimming nor a closer look: printable, space or tab inside, latin1. */
+const PLAIN_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/
+
 function checkValue (method: string, name: string, value: unknown): string {
+  if (typeof value === 'string' && PLAIN_VALUE.test(value)) return value
   let text = byteString(method, value)
   const first = text.charCodeAt(0)
   const last = text.charCodeAt(text.length - 1)
