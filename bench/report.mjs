@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { renderRatioChart } from './chart.mjs'
 import { fixed, markdownTable, ratio, withRange } from './format.mjs'
-import { summarize } from './summary.mjs'
+import { spread, summarize } from './summary.mjs'
 
 export function summaries (results) {
   const baseline = results.meta.baseline
@@ -65,6 +65,28 @@ function pipelineTable (results, summary) {
   return markdownTable(header, rows)
 }
 
+/**
+ * What Hono's response copying costs each variant: the middleware case's CPU
+ * per request over the param case's (the same route without middleware), in
+ * the same round, median (min–max) over rounds. Issue #5's target is
+ * fastify-hono at 1.10× or less.
+ */
+function middlewareCost (results) {
+  const byKey = new Map(results.http.map((row) => [`${row.round}\0${row.caseId}\0${row.variant}`, row]))
+  const rounds = [...new Set(results.http.map((row) => row.round))]
+  const rows = []
+  for (const v of results.meta.variants) {
+    const ratios = []
+    for (const round of rounds) {
+      const withMiddleware = byKey.get(`${round}\0middleware\0${v.id}`)
+      const without = byKey.get(`${round}\0param\0${v.id}`)
+      if (withMiddleware !== undefined && without !== undefined) ratios.push(withMiddleware.cpuPerRequest / without.cpuPerRequest)
+    }
+    if (ratios.length > 0) rows.push([v.label, withRange(spread(ratios), 2)])
+  }
+  return rows.length === 0 ? undefined : markdownTable(['variant', 'param + cors + header ÷ param route'], rows)
+}
+
 function checkList (results) {
   if ((results.checks ?? []).length === 0) return 'None in this run.'
   const lines = []
@@ -93,6 +115,10 @@ export function renderReport (results, { detail = false } = {}) {
       httpMatrix(results, http)
     )
     if (detail) parts.push('Per case: median (min–max) over rounds.', httpDetail(results, http))
+    const middleware = middlewareCost(results)
+    if (middleware !== undefined) {
+      parts.push('**What the middleware costs each variant:** the route behind `cors()` plus `c.header()` after `next()`, over the same route without middleware, in CPU per request within each round; median (min–max) over rounds.', middleware)
+    }
   }
   if (results.pipeline.length > 0) {
     parts.push(
