@@ -53,13 +53,29 @@ async function measureCell (server, loader, caseId, settings) {
   return { ...load, served, cpuPerRequest: served > 0 ? cpuMicros / served : NaN, rss: after.rss }
 }
 
+/** The initial warm-up: every case mixed, counted in requests (a cold server is 3–4× costlier). */
+async function warmUp (servers, load, cases, settings, log) {
+  for (const [id, server] of servers) {
+    const warm = await load.call({ type: 'load', port: server.port, caseIds: cases.map((c) => c.id), connections: settings.connections, amount: settings.initialWarmup.requests, maxSeconds: settings.initialWarmup.maxSeconds })
+    if (warm.non2xx > 0 || warm.errors > 0) log(`! ${id} warm-up: ${warm.non2xx} non-2xx, ${warm.errors} errors`)
+  }
+}
+
+async function stopServers (servers) {
+  await Promise.all([...servers.values()].map((s) => s.stop()))
+}
+
 /**
  * Starts every variant's server and the load generator, checks the
- * responses, warms the servers up and measures the rounds. Returns
- * { rows: one per round, case and variant; checks }.
+ * responses, warms the servers up and measures the rounds. With
+ * `settings.freshServers`, every round starts (and warms up) new server
+ * processes: a process can fall into a state that makes it slower for its
+ * whole life (on Node 20 and 22, a megamorphic process.nextTick; see the
+ * README), and one process per variant would make that one draw for the
+ * whole run. Returns { rows: one per round, case and variant; checks }.
  */
 export async function runHttp ({ variants, cases, settings, cores, log, elapsed }) {
-  const servers = await startServers(variants, cores?.server)
+  let servers = await startServers(variants, cores?.server)
   const load = startChild(loaderScript, [], cores?.load)
   const rows = []
   try {
@@ -68,12 +84,14 @@ export async function runHttp ({ variants, cases, settings, cores, log, elapsed 
     for (const check of checks) {
       if (check.usable === false) log(`! ${check.variant} ${check.probe}: ${check.notes.join('; ')}`)
     }
-    for (const [id, server] of servers) {
-      const warm = await load.call({ type: 'load', port: server.port, caseIds: cases.map((c) => c.id), connections: settings.connections, amount: settings.initialWarmup.requests, maxSeconds: settings.initialWarmup.maxSeconds })
-      if (warm.non2xx > 0 || warm.errors > 0) log(`! ${id} warm-up: ${warm.non2xx} non-2xx, ${warm.errors} errors`)
-    }
+    await warmUp(servers, load, cases, settings, log)
     log(`Checks and warm-up done after ${elapsed()}`)
     for (let round = 0; round < settings.rounds; round++) {
+      if (round > 0 && settings.freshServers) {
+        await stopServers(servers)
+        servers = await startServers(variants, cores?.server)
+        await warmUp(servers, load, cases, settings, log)
+      }
       // Rotate the order each round, so no variant always follows the same one.
       const order = variants.map((_, i) => variants[(i + round) % variants.length])
       for (const testCase of cases) {
@@ -95,6 +113,6 @@ export async function runHttp ({ variants, cases, settings, cores, log, elapsed 
     }
     return { rows, checks }
   } finally {
-    await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])
+    await Promise.all([load.stop(), stopServers(servers)])
   }
 }

@@ -21,8 +21,8 @@ const SETTINGS = {
   // rounds: a cold server costs 3-4× more per request for its first ~10k
   // requests (JIT). Counted in requests, so slow variants warm up as much as
   // fast ones, with a cap in seconds for a loaded machine.
-  full: { rounds: 5, duration: 0.8, warmup: 0.2, initialWarmup: { requests: 15_000, maxSeconds: 6 }, connections: 10, pipeline: { rounds: 5, requests: 6000, reps: 3, warmup: 10_000, cases: ['text', 'json'] } },
-  quick: { rounds: 2, duration: 0.15, warmup: 0, initialWarmup: { requests: 4000, maxSeconds: 0.75 }, connections: 10, pipeline: { rounds: 1, requests: 1000, reps: 2, warmup: 1500, cases: ['text', 'json'] } }
+  full: { rounds: 5, duration: 0.8, warmup: 0.2, initialWarmup: { requests: 15_000, maxSeconds: 6 }, freshServers: true, connections: 10, pipeline: { rounds: 5, requests: 6000, reps: 3, warmup: 10_000, cases: ['text', 'json'] } },
+  quick: { rounds: 2, duration: 0.15, warmup: 0, initialWarmup: { requests: 4000, maxSeconds: 0.75 }, freshServers: false, connections: 10, pipeline: { rounds: 1, requests: 1000, reps: 2, warmup: 1500, cases: ['text', 'json'] } }
 }
 
 const { values: args } = parseArgs({
