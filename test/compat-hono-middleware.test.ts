@@ -16,6 +16,8 @@ import { bodyLimit } from 'hono/body-limit'
 import { timeout } from 'hono/timeout'
 import { requestId, type RequestIdVariables } from 'hono/request-id'
 import { streamSSE } from 'hono/streaming'
+import { proxy } from 'hono/proxy'
+import { createServer } from 'node:http'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import fastifyHelmet from '@fastify/helmet'
@@ -363,4 +365,38 @@ t.test('getConnInfo (@hono/node-server): the socket\'s peer, read from c.env.inc
   t.equal(body.conn.remote.addressType, 'IPv4')
   t.type(body.conn.remote.port, 'number')
   t.equal(body.fastifyIp, '203.0.113.7', 'with trustProxy, the forwarded client is request.ip')
+})
+
+t.test('hono/proxy and fetch(): forwarding the request, its headers and its body, upstream', async (t) => {
+  // An upstream that echoes what it received.
+  const upstream = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk: Buffer) => { body += chunk.toString() })
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json')
+      res.setHeader('x-upstream', 'yes')
+      res.end(JSON.stringify({ method: req.method, url: req.url, test: req.headers['x-test'] ?? null, body }))
+    })
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { upstream.close() })
+  const { port } = upstream.address() as { port: number }
+  const origin = `http://127.0.0.1:${port}`
+
+  const app = new Hono()
+  // The request's lightweight Headers and its body as init of a native fetch.
+  app.all('/fetch/*', (c) => fetch(`${origin}/fetch`, { method: c.req.method, headers: c.req.raw.headers, body: c.req.raw.body, duplex: 'half' } as RequestInit))
+  // The request itself as the init of a new Request.
+  app.all('/request/*', (c) => fetch(new Request(`${origin}/request`, c.req.raw)))
+  app.all('/proxy/*', (c) => proxy(`${origin}/proxy`, c.req))
+  const base = await serve(t, app)
+
+  for (const route of ['fetch', 'request', 'proxy']) {
+    for (const method of ['GET', 'POST']) {
+      const res = await get(`${base}/h/${route}/x`, { method, headers: { 'x-test': 'forwarded', 'content-type': 'text/plain' }, body: method === 'POST' ? 'hello upstream' : undefined })
+      t.equal(res.status, 200, `${route} ${method}: 200`)
+      t.equal(res.headers.get('x-upstream'), 'yes', `${route} ${method}: the upstream's headers`)
+      t.same(await res.json(), { method, url: `/${route}`, test: 'forwarded', body: method === 'POST' ? 'hello upstream' : '' }, `${route} ${method}: what the upstream received`)
+    }
+  }
 })
