@@ -70,7 +70,7 @@ export class LightweightHeaders {
     if (!isLightweightHeaders(this)) return nativeMethod('append').apply(this, arguments as unknown as [string, string])
     requireArguments('append', arguments.length, 2)
     name = checkName('append', name)
-    value = checkValue('append', name, value)
+    value = checkValue('append', value)
     const self = this as unknown as Lightweight
     const list = self[kList]
     if (name !== 'set-cookie') {
@@ -85,7 +85,7 @@ export class LightweightHeaders {
     if (!isLightweightHeaders(this)) return nativeMethod('set').apply(this, arguments as unknown as [string, string])
     requireArguments('set', arguments.length, 2)
     name = checkName('set', name)
-    value = checkValue('set', name, value)
+    value = checkValue('set', value)
     const self = this as unknown as Lightweight
     const list = self[kList]
     let found = false
@@ -112,7 +112,7 @@ export class LightweightHeaders {
       if (list[i] === name) {
         list.splice(i, 2)
         i -= 2
-          }
+      }
     }
   }
 
@@ -213,13 +213,6 @@ export function headerList (headers: LightweightHeaders): readonly string[] {
   return (headers as unknown as Lightweight)[kList]
 }
 
-/** A LightweightHeaders over a list the caller has validated and will not touch again. */
-export function adoptHeaderList (list: string[]): LightweightHeaders {
-  const headers = Object.create(LightweightHeaders.prototype) as Lightweight
-  headers[kList] = list
-  return headers as unknown as LightweightHeaders
-}
-
 /**
  * A snapshot of the entries, sorted by name as a native Headers iterates
  * them; set-cookie entries one by one, in order (the sort is stable).
@@ -276,7 +269,7 @@ function checkName (method: string, name: unknown): string {
 /** A value that needs neither trimming nor a closer look: printable, space or tab inside, latin1. */
 const PLAIN_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/
 
-function checkValue (method: string, name: string, value: unknown): string {
+function checkValue (method: string, value: unknown): string {
   if (typeof value === 'string' && PLAIN_VALUE.test(value)) return value
   let text = byteString(method, value)
   const first = text.charCodeAt(0)

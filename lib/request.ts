@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { Http2ServerRequest } from 'node:http2'
 import type { RequestBody } from './request-body.js'
-import { LightweightHeaders } from './headers.js'
 import { realStream } from './shared-body.js'
 
 /**
@@ -51,7 +50,7 @@ export class LightweightRequest {
     const self = this as unknown as Lightweight
     const native = self[kNative]
     if (native !== undefined) return native.headers
-    return (self[kHeaders] ??= lightweightHeadersFrom(self[kIncoming]))
+    return (self[kHeaders] ??= headersFrom(self[kIncoming]))
   }
 
   get body (): ReadableStream<Uint8Array> | null { return materialize(this).body }
@@ -126,22 +125,12 @@ function isLightweight (value: unknown): value is Lightweight {
 }
 
 /**
- * The headers as they came in (see headersFrom), as a lightweight Headers: the app usually reads a header or two
- * (`cors()` reads Origin on every request), and a native Headers validates
- * and sorts every one of them first.
+ * The headers as they came in: duplicates kept, HTTP/2 pseudo-headers left
+ * out. Built with the global Headers: a lightweight one while the plugin's
+ * classes are installed (a lightweight request exists only then), which
+ * matters because apps read a header or two (`cors()` reads Origin on every
+ * request) and a native Headers validates every one of them first.
  */
-function lightweightHeadersFrom (incoming: IncomingMessage | Http2ServerRequest): Headers {
-  const headers = new LightweightHeaders()
-  const rawHeaders = incoming.rawHeaders
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]
-    if (name.charCodeAt(0) === 58 /* : */) continue
-    headers.append(name, rawHeaders[i + 1])
-  }
-  return headers as unknown as Headers
-}
-
-/** The headers as they came in: duplicates kept, HTTP/2 pseudo-headers left out. */
 export function headersFrom (incoming: IncomingMessage | Http2ServerRequest): Headers {
   const headers = new Headers()
   const rawHeaders = incoming.rawHeaders
