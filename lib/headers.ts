@@ -23,6 +23,10 @@ import { inspect } from 'node:util'
 export const NativeHeaders: typeof globalThis.Headers = globalThis.Headers
 
 const kList = Symbol('fastify-hono.headerList')
+const kRaw = Symbol('fastify-hono.rawHeaders')
+
+/** The list of a request's headers that nobody has iterated or changed yet (see requestHeaders). */
+const UNREAD: string[] = Object.freeze([]) as unknown as string[]
 
 /** Token characters (RFC 9110), the only ones a header name may have. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
@@ -37,15 +41,18 @@ const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
 interface Lightweight {
   /** Lowercase names and values, flat: [name, value, name, value, …]. One entry per name, except set-cookie. */
   [kList]: string[]
+  /** A request's raw headers while the list is UNREAD, else undefined. */
+  [kRaw]: readonly string[] | undefined
 }
 
 export class LightweightHeaders {
   constructor (init?: HeadersInit | null) {
     const self = this as unknown as Lightweight
+    self[kRaw] = undefined
     if (init === undefined) {
       self[kList] = []
     } else if (isLightweightHeaders(init)) {
-      self[kList] = (init as unknown as Lightweight)[kList].slice()
+      self[kList] = listOf(init as unknown as Lightweight).slice()
     } else if (isPlainRecord(init)) {
       // What a native Headers does with a record: each own enumerable key, in order, appended.
       self[kList] = []
@@ -71,11 +78,10 @@ export class LightweightHeaders {
     requireArguments('append', arguments.length, 2)
     name = checkName('append', name)
     value = checkValue('append', value)
-    const self = this as unknown as Lightweight
-    const list = self[kList]
+    const list = listOf(this as unknown as Lightweight)
     if (name !== 'set-cookie') {
       for (let i = 0; i < list.length; i += 2) {
-        if (list[i] === name) { list[i + 1] += ', ' + value; return }
+        if (list[i] === name) { list[i + 1] += separatorOf(name) + value; return }
       }
     }
     list.push(name, value)
@@ -86,8 +92,7 @@ export class LightweightHeaders {
     requireArguments('set', arguments.length, 2)
     name = checkName('set', name)
     value = checkValue('set', value)
-    const self = this as unknown as Lightweight
-    const list = self[kList]
+    const list = listOf(this as unknown as Lightweight)
     let found = false
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] !== name) continue
@@ -106,8 +111,7 @@ export class LightweightHeaders {
     if (!isLightweightHeaders(this)) return nativeMethod('delete').apply(this, arguments as unknown as [string, string])
     requireArguments('delete', arguments.length, 1)
     name = checkName('delete', name)
-    const self = this as unknown as Lightweight
-    const list = self[kList]
+    const list = listOf(this as unknown as Lightweight)
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] === name) {
         list.splice(i, 2)
@@ -120,7 +124,9 @@ export class LightweightHeaders {
     if (!isLightweightHeaders(this)) return nativeMethod('get').apply(this, arguments as unknown as [string, string])
     requireArguments('get', arguments.length, 1)
     name = checkName('get', name)
-    const list = (this as unknown as Lightweight)[kList]
+    const self = this as unknown as Lightweight
+    if (self[kList] === UNREAD) return rawGet(self[kRaw]!, name)
+    const list = self[kList]
     let found: string | null = null
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] !== name) continue
@@ -134,7 +140,9 @@ export class LightweightHeaders {
     if (!isLightweightHeaders(this)) return nativeMethod('has').apply(this, arguments as unknown as [string, string])
     requireArguments('has', arguments.length, 1)
     name = checkName('has', name)
-    const list = (this as unknown as Lightweight)[kList]
+    const self = this as unknown as Lightweight
+    if (self[kList] === UNREAD) return rawIndexOf(self[kRaw]!, name, 0) !== -1
+    const list = self[kList]
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] === name) return true
     }
@@ -143,7 +151,7 @@ export class LightweightHeaders {
 
   getSetCookie (): string[] {
     if (!isLightweightHeaders(this)) return nativeMethod('getSetCookie').call(this)
-    const list = (this as unknown as Lightweight)[kList]
+    const list = listOf(this as unknown as Lightweight)
     const cookies: string[] = []
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] === 'set-cookie') cookies.push(list[i + 1])
@@ -210,7 +218,7 @@ export function isLightweightHeaders (value: unknown): value is LightweightHeade
  * per name, each Set-Cookie apart. Read only: the writers walk it in place.
  */
 export function headerList (headers: LightweightHeaders): readonly string[] {
-  return (headers as unknown as Lightweight)[kList]
+  return listOf(headers as unknown as Lightweight)
 }
 
 /**
@@ -218,7 +226,7 @@ export function headerList (headers: LightweightHeaders): readonly string[] {
  * them; set-cookie entries one by one, in order (the sort is stable).
  */
 function sortedEntries (headers: object): Array<[string, string]> {
-  const list = (headers as Lightweight)[kList]
+  const list = listOf(headers as Lightweight)
   const sorted: Array<[string, string]> = []
   for (let i = 0; i < list.length; i += 2) sorted.push([list[i], list[i + 1]])
   return sorted.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
@@ -289,7 +297,88 @@ function byteString (method: string, value: unknown): string {
   return text
 }
 
+/** Sets Content-Type on a lightweight Headers unless it has one: a response's default type, without the checks a literal name needs. */
+export function defaultContentType (headers: Headers, value: string): Headers {
+  const list = listOf(headers as unknown as Lightweight)
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i] === 'content-type') return headers
+  }
+  list.push('content-type', value)
+  return headers
+}
+
 /** A lightweight copy of `init`, typed as the Headers it stands in for. */
 export function copyHeaders (init?: HeadersInit | null): Headers {
   return new LightweightHeaders(init) as unknown as Headers
+}
+
+/**
+ * A request's headers, straight from Node's `rawHeaders` (HTTP/1 or HTTP/2;
+ * pseudo-headers left out). Nothing is validated or copied up front: apps
+ * read one or two headers per request (`cors()` reads Origin), and a browser
+ * sends a dozen. get() and has() scan the raw list (only a valid name can
+ * match the checked one asked for) and check each value get() returns as
+ * append() would; the first iteration or change builds the list, checking
+ * every entry as `new Headers(pairs)` would, TypeError included.
+ *
+ * Node's parsers rarely hand over anything Headers refuses: llhttp (Node
+ * 20–26) admits only token names and strips the whitespace around values.
+ * Under --insecure-http-parser, though, a value can hold a NUL: reading that
+ * header, or iterating, throws the TypeError that a native Headers throws
+ * when it is built.
+ */
+export function requestHeaders (rawHeaders: readonly string[]): Headers {
+  const headers = Object.create(LightweightHeaders.prototype) as Lightweight
+  headers[kList] = UNREAD
+  headers[kRaw] = rawHeaders
+  return headers as unknown as Headers
+}
+
+function listOf (self: Lightweight): string[] {
+  const list = self[kList]
+  return list === UNREAD ? readRaw(self) : list
+}
+
+/** Builds the list of request headers from the raw ones: appended one by one, checked as append() checks. */
+function readRaw (self: Lightweight): string[] {
+  const raw = self[kRaw]!
+  const list: string[] = []
+  self[kList] = list
+  self[kRaw] = undefined
+  const headers = self as unknown as LightweightHeaders
+  try {
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i].charCodeAt(0) !== 58 /* : */) headers.append(raw[i], raw[i + 1])
+    }
+  } catch (err) {
+    // Stay unread, so that every later use fails the same way.
+    self[kList] = UNREAD
+    self[kRaw] = raw
+    throw err
+  }
+  return list
+}
+
+/** The index of the first raw header named `lower` (a lowercase token) at or after `from`, or -1. */
+function rawIndexOf (raw: readonly string[], lower: string, from: number): number {
+  for (let i = from; i < raw.length; i += 2) {
+    const name = raw[i]
+    // Compare lengths first: most names differ there, and toLowerCase allocates.
+    if (name.length === lower.length && (name === lower || name.toLowerCase() === lower)) return i
+  }
+  return -1
+}
+
+/** get() over the raw headers: every value of that name, each checked, joined as Headers joins them. */
+function rawGet (raw: readonly string[], lower: string): string | null {
+  let i = rawIndexOf(raw, lower, 0)
+  if (i === -1) return null
+  let found = checkValue('append', raw[i + 1])
+  while ((i = rawIndexOf(raw, lower, i + 2)) !== -1) found += separatorOf(lower) + checkValue('append', raw[i + 1])
+  return found
+}
+
+/** How appended values of one name combine: Cookie with "; ", as undici does (Node 20–26), all others with ", ". */
+function separatorOf (lowerName: string): string {
+  return lowerName === 'cookie' ? '; ' : ', '
 }

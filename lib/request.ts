@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Http2ServerRequest } from 'node:http2'
 import type { RequestBody } from './request-body.js'
+import { requestHeaders } from './headers.js'
 import { realStream } from './shared-body.js'
 
 /**
@@ -50,7 +51,7 @@ export class LightweightRequest {
     const self = this as unknown as Lightweight
     const native = self[kNative]
     if (native !== undefined) return native.headers
-    return (self[kHeaders] ??= headersFrom(self[kIncoming]))
+    return (self[kHeaders] ??= requestHeaders(self[kIncoming].rawHeaders))
   }
 
   get body (): ReadableStream<Uint8Array> | null { return materialize(this).body }
@@ -125,11 +126,9 @@ function isLightweight (value: unknown): value is Lightweight {
 }
 
 /**
- * The headers as they came in: duplicates kept, HTTP/2 pseudo-headers left
- * out. Built with the global Headers: a lightweight one while the plugin's
- * classes are installed (a lightweight request exists only then), which
- * matters because apps read a header or two (`cors()` reads Origin on every
- * request) and a native Headers validates every one of them first.
+ * The headers as they came in, for a native Request: duplicates kept,
+ * HTTP/2 pseudo-headers left out. (A lightweight request reads them lazily,
+ * see requestHeaders.)
  */
 export function headersFrom (incoming: IncomingMessage | Http2ServerRequest): Headers {
   const headers = new Headers()

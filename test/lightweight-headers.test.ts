@@ -41,7 +41,7 @@ async function withPlugin (t: { teardown: (fn: () => unknown) => void }): Promis
   t.teardown(() => server.close())
 }
 
-const NAMES = ['x-a', 'X-A', 'content-type', 'Set-Cookie', 'set-cookie', 'vary', 'x-b', '', 'bad name', 'ä', 'x\u0100', 'x:y']
+const NAMES = ['x-a', 'X-A', 'content-type', 'Cookie', 'cookie', 'Set-Cookie', 'set-cookie', 'vary', 'x-b', '', 'bad name', 'ä', 'x\u0100', 'x:y']
 const VALUES: unknown[] = ['v', ' padded ', '\tx\t', 'a, b', '', '\r\nlead', 'a\nb', 'a\0b', 'a\rb', '€', 'ÿ', 42, null, 'c=1; Path=/', 'trail \n']
 const OPS = ['append', 'set', 'delete', 'get', 'has', 'getSetCookie', 'missing-argument']
 
@@ -178,4 +178,126 @@ test('the app sees the request headers a native Request would have', async (t) =
   t.same(body.entries, [...expected], 'the same entries, sorted and combined')
   t.equal(body.origin, 'http://a.example')
   t.same(body.all, Object.fromEntries(expected), 'c.req.header() with no name')
+})
+
+// The request's headers are read lazily: get() and has() scan Node's
+// rawHeaders until something iterates or changes them. Every answer, before
+// and after that point, must be a native Headers' answer.
+const REQUEST_NAMES = ['Origin', 'origin', 'ORIGIN', 'X-Dup', 'x-dup', 'Set-Cookie', 'Accept', 'x-empty', 'Cookie', 'X-Long-Header-Name']
+const REQUEST_VALUES = ['http://a.example', 'one', 'two, three', '', 'ÿ latin1 é', 'a=1; b=2', '*/*', 'x  y']
+const PROBE_NAMES = ['origin', 'ORIGIN', 'x-dup', 'set-cookie', 'cookie', 'accept', 'x-empty', 'x-missing', 'host', 'Host', 'bad name', ':path', '', 'x-long-header-name']
+
+test('request headers follow a native Headers built from the same raw headers, read lazily or not', async (t) => {
+  const random = seeded(0x1a2b3c)
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]
+  const app = new Hono<{ Bindings: { incoming: { rawHeaders: string[] } } }>()
+  app.post('/program', async (c) => {
+    const ops = await c.req.json() as Array<[string, string, string]>
+    const raw = c.env.incoming.rawHeaders
+    const pairs: Array<[string, string]> = []
+    for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i], raw[i + 1]])
+    const native = new NativeHeaders(pairs)
+    const light = c.req.raw.headers
+    const results: unknown[] = []
+    for (const [op, name, value] of ops) {
+      const run = (h: Headers): unknown => {
+        if (op === 'entries') return [...h]
+        if (op === 'append' || op === 'set') { h[op](name, value); return [...h] }
+        if (op === 'delete') { h.delete(name); return [...h] }
+        return (h as unknown as Record<string, (n: string) => unknown>)[op](name)
+      }
+      results.push([outcome(() => run(light)), outcome(() => run(native))])
+    }
+    return c.json(results)
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+
+  let compared = 0
+  for (let program = 0; program < 40; program++) {
+    const lines: string[] = [`Host: 127.0.0.1:${port}`, 'Content-Type: application/json', 'Connection: close']
+    for (let i = Math.floor(random() * 8); i > 0; i--) lines.push(`${pick(REQUEST_NAMES)}: ${pick(REQUEST_VALUES)}`)
+    // Lazy reads first, then anything: the list is built part way through.
+    const ops: Array<[string, string, string]> = []
+    for (let i = 0; i < 6; i++) ops.push([pick(['get', 'has']), pick(PROBE_NAMES), ''])
+    for (let i = 0; i < 6; i++) ops.push([pick(['get', 'has', 'get', 'append', 'set', 'delete', 'entries']), pick(PROBE_NAMES), pick(REQUEST_VALUES)])
+    const body = JSON.stringify(ops)
+    const head = `POST /program HTTP/1.1\r\n${lines.join('\r\n')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`
+    const wire = await rawExchange(port, Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]))
+    const text = Buffer.from(wire, 'latin1').toString('utf8')
+    const results = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Array<[unknown, unknown]>
+    t.equal(results.length, ops.length, `program ${program} ran every step`)
+    for (let i = 0; i < results.length; i++) {
+      const [actual, expected] = results[i]
+      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+        t.same(actual, expected, `program ${program}, step ${i}: ${ops[i].join(' ')} with ${JSON.stringify(lines)}`)
+        return
+      }
+      compared++
+    }
+  }
+  t.equal(compared, 40 * 12, 'every step matched')
+})
+
+test('a request header value Headers refuses (a NUL, under insecureHTTPParser) fails where it is read', async (t) => {
+  const app = new Hono()
+  app.get('/h', (c) => {
+    const headers = c.req.raw.headers
+    return c.json({
+      origin: outcome(() => headers.get('origin')),
+      hasBad: outcome(() => headers.has('x-bad')),
+      bad: outcome(() => headers.get('x-bad')),
+      entries: outcome(() => [...headers]),
+      again: outcome(() => [...headers]),
+      native: outcome(() => new NativeHeaders([['x-bad', 'a\0b']]))
+    })
+  })
+  const server = Fastify({ http: { insecureHTTPParser: true } })
+  await server.register(fastifyHono, { app })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+  const wire = await rawExchange(port, 'GET /h HTTP/1.1\r\nHost: localhost\r\nOrigin: http://a.example\r\nX-Bad: a\0b\r\nConnection: close\r\n\r\n')
+  t.match(wire, /^HTTP\/1\.1 200 /, 'the request itself is answered')
+  const body = JSON.parse(wire.slice(wire.indexOf('\r\n\r\n') + 4))
+  t.same(body.native, { threw: 'TypeError' }, 'a native Headers refuses the value')
+  t.same(body.origin, { value: 'http://a.example' }, 'other headers read as usual')
+  t.same(body.hasBad, { value: true }, 'has() does not look at values')
+  t.same(body.bad, { threw: 'TypeError' }, 'reading the value throws as a native Headers would have')
+  t.same(body.entries, { threw: 'TypeError' }, 'so does iterating')
+  t.same(body.again, { threw: 'TypeError' }, 'every time')
+})
+
+test('HTTP/2 request headers: no pseudo-headers, read lazily or iterated', async (t) => {
+  const app = new Hono()
+  app.get('/h', (c) => {
+    const headers = c.req.raw.headers
+    return c.json({
+      path: outcome(() => headers.get(':path')),
+      custom: headers.get('x-custom'),
+      has: headers.has('x-custom'),
+      names: [...headers.keys()]
+    })
+  })
+  const server = Fastify({ http2: true })
+  await server.register(fastifyHono, { app })
+  t.teardown(() => server.close())
+  const { base } = await listen(server)
+  const { connect } = await import('node:http2')
+  const body = await new Promise<string>((resolve, reject) => {
+    const client = connect(base)
+    client.on('error', reject)
+    const stream = client.request({ ':method': 'GET', ':path': '/h', 'x-custom': 'yes' })
+    let text = ''
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => { text += chunk })
+    stream.on('end', () => { client.close(); resolve(text) })
+    stream.on('error', reject)
+  })
+  const result = JSON.parse(body)
+  t.same(result.path, { threw: 'TypeError' }, 'a pseudo-header name is not a header name')
+  t.equal(result.custom, 'yes')
+  t.equal(result.has, true)
+  t.same(result.names, ['x-custom'], 'only the regular headers')
 })
