@@ -18,6 +18,13 @@ interface NodeOutgoing {
   statusMessage: string | undefined
 }
 
+/**
+ * What writeHead is given: an object, or a flat list of names and values
+ * (Node 20–26 accept both, and only read them; repeated names, such as
+ * Set-Cookie, each become a line).
+ */
+export type HeadLines = OutgoingHttpHeaders | readonly string[]
+
 // Shared, frozen: writeHead only reads the object it is given.
 const TEXT_HEADERS: OutgoingHttpHeaders = Object.freeze({ 'content-type': DEFAULT_TEXT_TYPE })
 const BYTES_HEADERS: OutgoingHttpHeaders = Object.freeze({ 'content-type': 'application/octet-stream' })
@@ -48,14 +55,14 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, method: st
     out._contentLength = noBody ? 0 : length
   } else if (method === 'HEAD' && body === null) {
     // Hono answers HEAD with `new Response(null, getResponse)`: announce the GET's length.
-    if (parts.headLength !== undefined) toWrite = { ...headers, 'content-length': String(parts.headLength) }
+    if (parts.headLength !== undefined) toWrite = withLength(headers, parts.headLength)
   } else {
     // HTTP/1.0 (no chunking) or a HEAD answer with a body: the length must be explicit.
-    toWrite = { ...headers, 'content-length': String(noBody ? 0 : length) }
+    toWrite = withLength(headers, noBody ? 0 : length)
   }
 
   try {
-    raw.writeHead(status, toWrite)
+    raw.writeHead(status, toWrite as OutgoingHttpHeaders)
   } catch (err) {
     // writeHead sets statusMessage before validating; a preset length would
     // frame the 500 that follows with this body's length.
@@ -78,7 +85,7 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, method: st
  * on the raw response. Headers that Fastify hooks set with reply.header() are
  * merged in a new object; the app's record is passed as it is when there are none.
  */
-export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming = false): OutgoingHttpHeaders | undefined {
+export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming = false): HeadLines | undefined {
   const raw = reply.raw
   if (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')) return undefined
   const fromFastify = replyHeaders(reply) // read only: copied before any change
@@ -88,14 +95,29 @@ export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, stre
 
   let record: Record<string, string | string[]>
   if (headers !== undefined) {
-    record = fastifyHasHeaders ? { ...fromFastify } : {}
     if (isLightweightHeaders(headers)) {
       // The list as kept: validated, lowercase, no sorting needed on the wire.
       const list = headerList(headers)
+      if (!fastifyHasHeaders) {
+        // Nothing to merge: writeHead takes the flat list as it is, and only reads it.
+        let hasType = false
+        let hasCookies = false
+        for (let i = 0; i < list.length; i += 2) {
+          const name = list[i]
+          if (name === 'content-type') hasType = true
+          else if (name === 'set-cookie') hasCookies = true
+          else if (!allowedOnFastPath(name, list[i + 1], streaming)) return undefined
+        }
+        // With headers already set on the raw response, Node merges a list
+        // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
+        if ((hasType || body === null) && (!hasCookies || raw.getHeaderNames().length === 0)) return list
+      }
+      record = fastifyHasHeaders ? { ...fromFastify } : {}
       for (let i = 0; i < list.length; i += 2) {
         if (!addHeader(record, list[i], list[i + 1], streaming)) return undefined
       }
     } else {
+      record = fastifyHasHeaders ? { ...fromFastify } : {}
       for (const [name, value] of headers) {
         if (!addHeader(record, name, value, streaming)) return undefined
       }
@@ -142,4 +164,14 @@ function addHeader (record: Record<string, string | string[]>, name: string, val
   else if (name === 'vary') record[name] = combineVary(String(existing), value)
   else record[name] = value
   return true
+}
+
+/** A copy of the head with an explicit Content-Length (the guards ruled out one already there). */
+function withLength (headers: HeadLines, length: number): HeadLines {
+  if (isHeadList(headers)) return [...headers, 'content-length', String(length)]
+  return { ...headers, 'content-length': String(length) }
+}
+
+function isHeadList (headers: HeadLines): headers is readonly string[] {
+  return Array.isArray(headers)
 }

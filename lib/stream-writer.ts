@@ -1,4 +1,5 @@
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http'
+import type { HeadLines } from './fast-writer.js'
 import type { FastifyReply } from 'fastify'
 
 /**
@@ -11,12 +12,12 @@ import type { FastifyReply } from 'fastify'
  * one. Writes wait for 'drain' (backpressure), and a client that goes away
  * cancels the stream, so Hono's onAbort runs.
  */
-export async function writeStream (reply: FastifyReply, status: number, headers: OutgoingHttpHeaders, body: ReadableStream<Uint8Array>): Promise<void> {
+export async function writeStream (reply: FastifyReply, status: number, headers: HeadLines, body: ReadableStream<Uint8Array>): Promise<void> {
   const raw = reply.raw as ServerResponse
   const reader = body.getReader()
   let result = await reader.read()
   try {
-    raw.writeHead(status, headers)
+    raw.writeHead(status, headers as OutgoingHttpHeaders)
   } catch (err) {
     (raw as { statusMessage?: string }).statusMessage = undefined
     reader.cancel(err).catch(() => {})

@@ -108,6 +108,50 @@ test('the fast path is taken: one writeHead with the length preset, and the hand
   t.equal(lastCall('/v2/json').presetLength, 17)
 })
 
+test('a Headers object goes to writeHead as its own flat list, unless Node would merge it', async (t) => {
+  const plain = Fastify()
+  await plain.register(fastifyHono, { app: app(), prefix: '/v2' })
+  const rawHeader = Fastify()
+  // A header set on the raw response makes Node merge writeHead's headers name by name.
+  rawHeader.addHook('onRequest', async (request, reply) => { reply.raw.setHeader('x-raw', '1') })
+  await rawHeader.register(fastifyHono, { app: app(), prefix: '/v2' })
+  t.teardown(() => plain.close())
+  t.teardown(() => rawHeader.close())
+  const plainPort = (await listen(plain)).port
+  const rawPort = (await listen(rawHeader)).port
+
+  const prepared = await rawRequest(plainPort, 'GET', '/v2/headers-object')
+  t.equal(prepared.body, 'prepared')
+  t.same(prepared.headers['x-prepared'], ['1'])
+  t.same(prepared.headers['content-type'], ['text/plain; charset=UTF-8'])
+  t.same(prepared.headers['content-length'], ['8'])
+  const call = lastCall('/v2/headers-object')
+  t.ok(Array.isArray(call.headers), 'writeHead got a list')
+  t.same(call.headers, ['x-prepared', '1', 'content-type', 'text/plain; charset=UTF-8'], 'the lightweight Headers\' list, without a length')
+  t.equal(call.presetLength, 8)
+
+  const cookies = await rawRequest(plainPort, 'GET', '/v2/cookies')
+  t.same(cookies.headers['set-cookie'], ['a=1', 'b=2'], 'each cookie on its own line')
+  t.ok(Array.isArray(lastCall('/v2/cookies').headers))
+
+  const mergedCookies = await rawRequest(rawPort, 'GET', '/v2/cookies')
+  t.same(mergedCookies.headers['set-cookie'], ['a=1', 'b=2'], 'both cookies survive the merge with a raw header')
+  t.same(mergedCookies.headers['x-raw'], ['1'])
+  t.notOk(Array.isArray(lastCall('/v2/cookies').headers), 'with cookies and raw headers, an object (Node 20 keeps one cookie of a list)')
+  const mergedPrepared = await rawRequest(rawPort, 'GET', '/v2/headers-object')
+  t.same(mergedPrepared.headers['x-raw'], ['1'])
+  t.same(mergedPrepared.headers['x-prepared'], ['1'])
+  t.ok(Array.isArray(lastCall('/v2/headers-object').headers), 'without cookies, the list even then')
+
+  const http10 = await rawRequest(plainPort, 'GET', '/v2/headers-object', { version: '1.0' })
+  t.equal(http10.body, 'prepared')
+  t.same(http10.headers['content-length'], ['8'], 'HTTP/1.0: the length is added to a copy of the list')
+  t.same(lastCall('/v2/headers-object').headers, ['x-prepared', '1', 'content-type', 'text/plain; charset=UTF-8', 'content-length', '8'])
+  const head = await rawRequest(plainPort, 'HEAD', '/v2/headers-object')
+  t.same(head.headers['content-length'], ['8'], 'HEAD announces the GET body\'s length')
+  t.equal(head.body, '')
+})
+
 test('a header record shared by many responses is never mutated', async (t) => {
   const { fast, fallback } = await servers(t)
   for (const port of [fast, fallback]) {
