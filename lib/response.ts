@@ -9,7 +9,7 @@
  * constructor would reject or normalize go straight to a native Response.
  */
 import { types } from 'node:util'
-import { copyHeaders } from './headers.js'
+import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody } from './shared-body.js'
 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
@@ -84,7 +84,7 @@ export class LightweightResponse {
     self[kNative] = undefined
     self[kGroup] = undefined
     self[kHeadLength] = body == null ? lengthOfStored(init) : undefined
-    if (headers instanceof Headers) {
+    if (isLightweightHeaders(headers) || headers instanceof NativeHeaders) {
       self[kHeadersInit] = undefined
       self[kHeaders] = withDefaultType(copyHeaders(headers), self[kBody])
     } else {
@@ -224,9 +224,9 @@ function lengthOfStored (init: unknown): number | undefined {
   return typeof stored === 'string' ? Buffer.byteLength(stored) : stored.byteLength
 }
 
+/** `headers` is a fresh lightweight copy. */
 function withDefaultType (headers: Headers, body: StoredBody): Headers {
-  if (typeof body === 'string' && !headers.has('content-type')) headers.set('content-type', DEFAULT_TEXT_TYPE)
-  return headers
+  return typeof body === 'string' ? defaultContentType(headers, DEFAULT_TEXT_TYPE) : headers
 }
 
 function nativeOf (response: object): globalThis.Response | undefined {
