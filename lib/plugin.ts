@@ -36,19 +36,29 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     // pass c.req.raw to `new Request()`, which must accept it.
     const { request: appRequest, body } = bridgeRequest(request, reply, mount, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
-    // A synchronous throw reaches Fastify's error handler like a rejection.
-    const result: unknown = app.fetch(appRequest, env)
+    let result: unknown
+    try {
+      result = app.fetch(appRequest, env)
+    } catch (err) {
+      // A synchronous throw reaches Fastify's error handler like a rejection.
+      body?.afterApp(reply.raw)
+      throw err
+    }
     // Hono returns the Response itself when no handler awaited anything:
     // then the whole request completes without a promise.
     if (typeof (result as Promise<unknown> | null)?.then === 'function') {
       return (result as Promise<unknown>).then(
         (response) => respond(request, reply, env, body, response),
-        (err: unknown) => { throw tooLarge(request, reply, body) ?? err })
+        (err: unknown) => {
+          body?.afterApp(reply.raw)
+          throw tooLarge(request, reply, body) ?? err
+        })
     }
     return respond(request, reply, env, body, result)
   }
 
   function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply | undefined> | FastifyReply | undefined {
+    body?.afterApp(reply.raw)
     const limitError = tooLarge(request, reply, body)
     if (limitError !== undefined) throw limitError
     if (!(response instanceof Response)) throw invalidResponse(response)

@@ -1,3 +1,5 @@
+import { IncomingMessage, type ServerResponse } from 'node:http'
+import type { Http2ServerResponse } from 'node:http2'
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 
@@ -11,6 +13,8 @@ import { errorCodes } from 'fastify'
  */
 export class RequestBody {
   exceeded = false
+  /** Read to its end by the app: nothing left to discard. */
+  ended = false
   private readonly source: Readable
   private readonly limit: number
   /** Removes the listeners of the read in progress, if any. */
@@ -26,6 +30,17 @@ export class RequestBody {
     if (!this.source.readableEnded) this.source.resume()
   }
 
+  /**
+   * Called once the app has answered: a body it did not read to the end is
+   * discarded when the response is done (the app may still be reading it
+   * while a streamed response goes out). A body read already needs nothing.
+   */
+  afterApp (outgoing: ServerResponse | Http2ServerResponse): void {
+    if (this.ended) return
+    if (outgoing.writableFinished) this.discard()
+    else outgoing.once('finish', () => this.discard())
+  }
+
   constructor (source: Readable, limit: number) {
     this.source = source
     this.limit = limit
@@ -33,9 +48,16 @@ export class RequestBody {
 
   /**
    * The whole body, read straight from the Node stream without a web stream
-   * (what text() and json() need), with the same limit and abort handling.
+   * (what text() and json() need), with the same limit and abort handling:
+   * the bytes themselves when they are all here already, else a promise.
    */
-  read (): Promise<Buffer> {
+  read (): Buffer | Promise<Buffer> {
+    const complete = this.takeComplete()
+    if (complete !== undefined) {
+      if (complete.length <= this.limit) return complete
+      this.exceeded = true
+      return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+    }
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let length = 0
@@ -46,6 +68,22 @@ export class RequestBody {
       })
       this.source.resume()
     })
+  }
+
+  /**
+   * The whole body at once, when Node's HTTP/1 parser has received all of it
+   * and nothing has touched the stream (most bodies arrive with their
+   * headers): one read() of what the stream holds, no listeners. Public API
+   * only (Node 20–26): `complete` is set once the parser has pushed the last
+   * chunk and the end, and a paused stream's read() returns its whole buffer.
+   * Otherwise undefined, and the body is read as a stream.
+   */
+  private takeComplete (): Buffer | undefined {
+    const source = this.source
+    if (!(source instanceof IncomingMessage) || !source.complete || source.readableFlowing !== null || source.readableDidRead) return undefined
+    const data = source.read() as Buffer | null
+    this.ended = true
+    return data ?? Buffer.alloc(0)
   }
 
   stream (): ReadableStream<Uint8Array> {
@@ -97,6 +135,7 @@ export class RequestBody {
     }
     const onEnd = (): void => {
       detach()
+      this.ended = true
       sink.end()
     }
     const onError = (err: Error): void => {

@@ -25,7 +25,6 @@ export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mou
   const method = raw.method ?? 'GET'
   const source = bodySource(request, method)
   const body = source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
-  if (body !== null) reply.raw.once('finish', () => body.discard())
   const abort = new ClientAbort(raw, reply.raw)
   if (lightweight) return { request: createLightweightRequest(method, url, raw, body, abort), body }
   try {

@@ -63,17 +63,27 @@ export class LightweightRequest {
   text (): Promise<string> {
     const native = (this as unknown as Lightweight)[kNative]
     if (native !== undefined) return native.text()
-    return consume(this).then((bytes) => utf8.decode(bytes))
+    const bytes = consume(this)
+    return Buffer.isBuffer(bytes) ? Promise.resolve(utf8.decode(bytes)) : bytes.then(decode)
   }
 
   json (): Promise<any> {
-    return this.text().then((text) => JSON.parse(text))
+    const native = (this as unknown as Lightweight)[kNative]
+    if (native !== undefined) return native.json()
+    const bytes = consume(this)
+    if (!Buffer.isBuffer(bytes)) return bytes.then(parseJson)
+    try {
+      return Promise.resolve(parseJson(bytes))
+    } catch (err) {
+      return Promise.reject(err)
+    }
   }
 
   arrayBuffer (): Promise<ArrayBuffer> {
     const native = (this as unknown as Lightweight)[kNative]
     if (native !== undefined) return native.arrayBuffer()
-    return consume(this).then((bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer)
+    const bytes = consume(this)
+    return Buffer.isBuffer(bytes) ? Promise.resolve(toArrayBuffer(bytes)) : bytes.then(toArrayBuffer)
   }
 
   bytes (): Promise<Uint8Array> {
@@ -141,13 +151,22 @@ export function headersFrom (incoming: IncomingMessage | Http2ServerRequest): He
   return headers
 }
 
-function consume (request: object): Promise<Buffer> {
+/**
+ * The body's bytes, at once when they are all here already (see
+ * RequestBody.takeComplete), or a promise of them; a rejected promise when
+ * the body was used, or is over the limit.
+ */
+function consume (request: object): Buffer | Promise<Buffer> {
   const self = request as Lightweight
   if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
   self[kBodyUsed] = true
   const body = self[kBody]
-  return body === null ? Promise.resolve(Buffer.alloc(0)) : body.read()
+  return body === null ? Buffer.alloc(0) : body.read()
 }
+
+const decode = (bytes: Buffer): string => utf8.decode(bytes)
+const parseJson = (bytes: Buffer): any => JSON.parse(utf8.decode(bytes))
+const toArrayBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
 
 function materialize (request: object): globalThis.Request {
   const self = request as Lightweight

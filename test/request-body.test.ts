@@ -157,3 +157,82 @@ test('c.req.raw.signal aborts when the client disconnects before the response fi
   const reason = await abortedPromise
   t.equal((reason as Error).name, 'AbortError', 'aborted with an AbortError')
 })
+
+test('a body that has arrived whole is read at once; one still arriving is read as a stream', async (t) => {
+  const app = new Hono<{ Bindings: { incoming: import('node:http').IncomingMessage } }>()
+  app.post('/spy', async (c) => {
+    // Which events the plugin listens to on Node's stream while the app reads it.
+    const incoming = c.env.incoming
+    const events: string[] = []
+    const on = incoming.on
+    incoming.on = function (this: typeof incoming, event: string, listener: (...args: any[]) => void) {
+      events.push(event)
+      return on.call(this, event, listener)
+    } as typeof incoming.on
+    // Node parses a body that came with the headers only after the request
+    // event: an app reads it whole once anything was awaited (a middleware).
+    await new Promise((resolve) => setImmediate(resolve))
+    const text = await c.req.text()
+    incoming.on = on
+    return c.json({ text, streamed: events.includes('data') })
+  })
+  app.post('/part', async (c) => {
+    // Reads the first chunk only, and answers while the rest is still on its way.
+    const reader = c.req.raw.body!.getReader()
+    const first = await reader.read()
+    return c.text('first ' + (first.value?.byteLength ?? 0))
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app, bodyLimit: 20 })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+
+  const whole = await rawRequest(port, 'POST', '/spy', { body: 'hello, whole' })
+  t.same(JSON.parse(whole.body), { text: 'hello, whole', streamed: false }, 'no listeners: the buffered body in one read()')
+
+  const empty = await rawRequest(port, 'POST', '/spy', { headers: { 'content-length': '0' } })
+  t.same(JSON.parse(empty.body), { text: '', streamed: false }, 'an empty body')
+
+  const split = await exchangeInParts(port, [
+    'POST /spy HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\nConnection: close\r\n\r\nhello',
+    ', split'
+  ])
+  t.same(JSON.parse(split.slice(split.indexOf('\r\n\r\n') + 4)), { text: 'hello, split', streamed: true }, 'a body still arriving is streamed')
+
+  const overWhole = await rawRequest(port, 'POST', '/spy', { headers: { 'transfer-encoding': 'chunked' }, body: '15\r\n' + 'x'.repeat(21) + '\r\n0\r\n\r\n' })
+  t.equal(overWhole.status, 413, 'a whole chunked body over the limit')
+  const overSplit = await exchangeInParts(port, [
+    'POST /spy HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\na\r\n0123456789\r\n',
+    'b\r\n0123456789a\r\n0\r\n\r\n'
+  ])
+  t.match(overSplit, /^HTTP\/1\.1 413 /, 'a chunked body that grows past the limit while read')
+
+  // The app answered with most of the body unread (more than the streams
+  // buffer): the rest is discarded once the response is done, and the next
+  // request on the connection is intact.
+  const large = Fastify()
+  await large.register(fastifyHono, { app })
+  t.teardown(() => large.close())
+  const wire = await exchangeInParts((await listen(large)).port, [
+    'POST /part HTTP/1.1\r\nHost: x\r\nContent-Length: 300000\r\n\r\n01234',
+    'x'.repeat(299995) + 'POST /spy HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnext'
+  ])
+  const [partial, next] = parseResponses(wire, ['POST', 'POST'])
+  t.equal(partial.body, 'first 5')
+  t.same(JSON.parse(next.body), { text: 'next', streamed: false }, 'the next request on the connection is intact')
+})
+
+/** Writes the parts 50 ms apart on one connection and resolves with everything received. */
+async function exchangeInParts (port: number, parts: string[]): Promise<string> {
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  const chunks: Buffer[] = []
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+  const ended = once(socket, 'end')
+  for (const part of parts) {
+    socket.write(part)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  await ended
+  return Buffer.concat(chunks).toString('latin1')
+}
