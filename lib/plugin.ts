@@ -7,6 +7,7 @@ import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './globals.js'
 import { writeResponse } from './reply-writer.js'
 import { bridgeRequest } from './request-bridge.js'
+import { keepTickObjectAlive } from './tick-object.js'
 import type { RequestBody } from './request-body.js'
 import { createMount } from './url.js'
 
@@ -21,6 +22,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, ...resolved } = resolveOptions(options)
   const app = notFound === 'fastify' ? withUnmatchedMarker(resolved.app) : resolved.app
   if (overrideGlobalObjects) installLightweightGlobals()
+  keepTickObjectAlive()
   const mount = createMount(fastify.prefix, stripPrefix)
 
   // The app reads the body itself, in any format: hand it the stream untouched.
