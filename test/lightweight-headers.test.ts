@@ -7,7 +7,7 @@ import { test } from 'tap'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
-import { listen, rawExchange } from './helpers/net'
+import { http2Request, listen, rawExchange } from './helpers/net'
 import { seeded } from './helpers/random'
 
 const NativeResponse = globalThis.Response
@@ -284,18 +284,8 @@ test('HTTP/2 request headers: no pseudo-headers, read lazily or iterated', async
   await server.register(fastifyHono, { app })
   t.teardown(() => server.close())
   const { base } = await listen(server)
-  const { connect } = await import('node:http2')
-  const body = await new Promise<string>((resolve, reject) => {
-    const client = connect(base)
-    client.on('error', reject)
-    const stream = client.request({ ':method': 'GET', ':path': '/h', 'x-custom': 'yes' })
-    let text = ''
-    stream.setEncoding('utf8')
-    stream.on('data', (chunk: string) => { text += chunk })
-    stream.on('end', () => { client.close(); resolve(text) })
-    stream.on('error', reject)
-  })
-  const result = JSON.parse(body)
+  const { body } = await http2Request(base, '/h', { headers: { 'x-custom': 'yes' } })
+  const result = JSON.parse(body.toString())
   t.same(result.path, { threw: 'TypeError' }, 'a pseudo-header name is not a header name')
   t.equal(result.custom, 'yes')
   t.equal(result.has, true)

@@ -104,11 +104,11 @@ export async function rawRequest (port: number, method: string, target: string, 
 
 export interface Http2Result { headers: IncomingHttpHeaders, body: Buffer }
 
-export function http2Request (base: string, path: string, { method = 'GET', body }: { method?: string, body?: string } = {}): Promise<Http2Result> {
+export function http2Request (base: string, path: string, { method = 'GET', body, headers: requestHeaders = {} }: { method?: string, body?: string, headers?: Record<string, string> } = {}): Promise<Http2Result> {
   return new Promise((resolve, reject) => {
     const client = connectHttp2(base)
     client.on('error', reject)
-    const stream = client.request({ ':method': method, ':path': path })
+    const stream = client.request({ ...requestHeaders, ':method': method, ':path': path })
     const chunks: Buffer[] = []
     let headers: IncomingHttpHeaders = {}
     stream.on('response', (h) => { headers = h })
