@@ -1,9 +1,10 @@
+import type { IncomingMessage } from 'node:http'
 import type { Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { badRequest } from './errors.js'
 import { ClientAbort } from './client-abort.js'
-import { createLightweightRequest, headersFrom, NativeRequest } from './request.js'
+import { createLightweightRequest, NativeRequest } from './request.js'
 import { RequestBody } from './request-body.js'
 import { requestUrl, type Mount } from './url.js'
 
@@ -56,4 +57,20 @@ function bodySource (request: FastifyRequest, method: string): Readable | null {
   const raw = request.raw
   if (raw.httpVersionMajor !== 2 || raw.readableEnded) return null
   return (raw as unknown as Http2ServerRequest).stream.endAfterHeaders ? null : raw
+}
+
+/**
+ * The headers as they came in, for a native Request: duplicates kept,
+ * HTTP/2 pseudo-headers left out. (A lightweight request reads them lazily:
+ * see requestHeaders in headers.ts.)
+ */
+function headersFrom (incoming: IncomingMessage | Http2ServerRequest): Headers {
+  const headers = new Headers()
+  const rawHeaders = incoming.rawHeaders
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]
+    if (name.charCodeAt(0) === 58 /* : */) continue
+    headers.append(name, rawHeaders[i + 1])
+  }
+  return headers
 }

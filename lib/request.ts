@@ -63,27 +63,19 @@ export class LightweightRequest {
   text (): Promise<string> {
     const native = (this as unknown as Lightweight)[kNative]
     if (native !== undefined) return native.text()
-    const bytes = consume(this)
-    return Buffer.isBuffer(bytes) ? Promise.resolve(utf8.decode(bytes)) : bytes.then(decode)
+    return consume(this, decode)
   }
 
   json (): Promise<any> {
     const native = (this as unknown as Lightweight)[kNative]
     if (native !== undefined) return native.json()
-    const bytes = consume(this)
-    if (!Buffer.isBuffer(bytes)) return bytes.then(parseJson)
-    try {
-      return Promise.resolve(parseJson(bytes))
-    } catch (err) {
-      return Promise.reject(err)
-    }
+    return consume(this, parseJson)
   }
 
   arrayBuffer (): Promise<ArrayBuffer> {
     const native = (this as unknown as Lightweight)[kNative]
     if (native !== undefined) return native.arrayBuffer()
-    const bytes = consume(this)
-    return Buffer.isBuffer(bytes) ? Promise.resolve(toArrayBuffer(bytes)) : bytes.then(toArrayBuffer)
+    return consume(this, toArrayBuffer)
   }
 
   bytes (): Promise<Uint8Array> {
@@ -136,32 +128,22 @@ function isLightweight (value: unknown): value is Lightweight {
 }
 
 /**
- * The headers as they came in, for a native Request: duplicates kept,
- * HTTP/2 pseudo-headers left out. (A lightweight request reads them lazily,
- * see requestHeaders.)
+ * What `convert` makes of the body's bytes: converted at once when they are
+ * all here already (see RequestBody.takeComplete), else once read; rejected
+ * when the body was used, is over the limit, or `convert` throws.
  */
-export function headersFrom (incoming: IncomingMessage | Http2ServerRequest): Headers {
-  const headers = new Headers()
-  const rawHeaders = incoming.rawHeaders
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]
-    if (name.charCodeAt(0) === 58 /* : */) continue
-    headers.append(name, rawHeaders[i + 1])
-  }
-  return headers
-}
-
-/**
- * The body's bytes, at once when they are all here already (see
- * RequestBody.takeComplete), or a promise of them; a rejected promise when
- * the body was used, or is over the limit.
- */
-function consume (request: object): Buffer | Promise<Buffer> {
+function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T> {
   const self = request as Lightweight
   if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
   self[kBodyUsed] = true
   const body = self[kBody]
-  return body === null ? Buffer.alloc(0) : body.read()
+  const bytes = body === null ? Buffer.alloc(0) : body.read()
+  if (!Buffer.isBuffer(bytes)) return bytes.then(convert)
+  try {
+    return Promise.resolve(convert(bytes))
+  } catch (err) {
+    return Promise.reject(err)
+  }
 }
 
 const decode = (bytes: Buffer): string => utf8.decode(bytes)
