@@ -6,6 +6,7 @@ import { wasUnmatched, withUnmatchedMarker } from './not-found.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './globals.js'
 import { writeResponse } from './reply-writer.js'
+import { isResponse } from './response.js'
 import { bridgeRequest } from './request-bridge.js'
 import { keepTickObjectAlive } from './tick-object.js'
 import type { RequestBody } from './request-body.js'
@@ -63,7 +64,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     body?.afterApp(reply.raw)
     const limitError = tooLarge(request, reply, body)
     if (limitError !== undefined) throw limitError
-    if (!(response instanceof Response)) throw invalidResponse(response)
+    if (!isResponse(response)) throw invalidResponse(response)
     if (notFound === 'fastify' && wasUnmatched(env)) {
       reply.callNotFound()
       return reply

@@ -263,6 +263,15 @@ export interface ResponseParts {
   headLength: number | undefined
 }
 
+/**
+ * `instanceof Response`, answered without a call to Symbol.hasInstance for
+ * this module's own responses (most of them): the check runs on every request.
+ */
+export function isResponse (value: unknown): value is globalThis.Response {
+  return (typeof value === 'object' && value !== null && (value as Partial<Lightweight>)[kStatus] !== undefined) ||
+    value instanceof Response
+}
+
 export function responseParts (response: object): ResponseParts | undefined {
   const self = response as Partial<Lightweight>
   if (self[kStatus] === undefined || self[kNative] !== undefined) return undefined
