@@ -1,0 +1,128 @@
+// Where a request's CPU time goes, by owner: `node bench/profile.mjs
+// [--variant=fastify-hono] [--cases=param,middleware] [--seconds=5]`.
+// Needs Linux `perf` (sampling the cpu-clock, so it works without hardware
+// counters, in containers too). One server process of the variant, started
+// with --perf-basic-prof so that perf can name JavaScript frames, serves
+// each case in turn under autocannon, with perf recording that process only.
+// Every sample is charged to the innermost JavaScript frame's package
+// (fastify, hono, this plugin, Node's own modules, ...), to the kernel when
+// it was taken there, or to V8's garbage collector. The figures are µs per
+// request, scaled to the CPU time the server itself counted, so the columns
+// of two cases can be subtracted: that difference is what a ratio in the
+// benchmark's tables is made of. A diagnostic: the ratios themselves come
+// from bench/run.mjs.
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { caseById } from './cases.mjs'
+import { pinningCores, startChild } from './proc.mjs'
+import { variantById } from './variants.mjs'
+
+const { values: args } = parseArgs({
+  options: {
+    variant: { type: 'string', default: 'fastify-hono' },
+    cases: { type: 'string', default: 'param,middleware' },
+    seconds: { type: 'string', default: '5' },
+    frequency: { type: 'string', default: '2000' }
+  }
+})
+const variant = variantById(args.variant)
+const cases = args.cases.split(',').map(caseById)
+const seconds = Number(args.seconds)
+if (spawnSync('perf', ['--version'], { stdio: 'ignore' }).status !== 0) {
+  console.error('bench/profile.mjs needs Linux perf on the PATH')
+  process.exit(2)
+}
+
+/** Sample counts by owner, read from `perf script`: one stack per sample, innermost frame first. */
+function samplesByOwner (file, pid) {
+  const out = spawnSync('perf', ['script', '-i', file, '-F', 'pid,ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 })
+  const counts = new Map()
+  for (const block of out.stdout.split('\n\n')) {
+    const lines = block.trim().split('\n')
+    if (lines.length < 2 || Number(lines[0].trim()) !== pid) continue
+    const frames = lines.slice(1).map((line) => line.trim().replace(/^[0-9a-f]+\s+/, ''))
+    const owner = ownerOf(frames)
+    counts.set(owner, (counts.get(owner) ?? 0) + 1)
+  }
+  return counts
+}
+
+// V8's collectors: a sample anywhere under them is garbage collection.
+const GC = /v8::internal::(Heap::|Scavenger|MarkCompact|MinorMS|Sweeper|ConcurrentMarking|GCTracer)/
+// What is user space: everything else perf names is the kernel's.
+const USER = /^(JS:|Builtins_|Builtin:|RegExp|Stub:|BytecodeHandler:|v8::|node::|uv_|uv__|llhttp|std::|__GI_|__libc|_int_|malloc|free|cfree|operator|\[unknown\]|0x|epoll_pwait$|read$|write$)/
+
+function ownerOf (frames) {
+  if (frames.some((frame) => GC.test(frame))) return 'V8 garbage collector'
+  if (!USER.test(frames[0])) return 'kernel'
+  const js = frames.find((frame) => frame.startsWith('JS:'))
+  if (js === undefined) {
+    return frames.some((frame) => frame.includes('RunMicrotasks')) ? 'microtask queue (no JS frame)' : 'Node and V8, native'
+  }
+  const at = js.slice(js.indexOf(' ') + 1)
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(at)
+  if (pkg !== null) return pkg[1]
+  if (at.includes('/dist/')) return 'fastify-hono (dist/)'
+  if (at.includes('/bench/')) return 'the benchmark app'
+  if (at.startsWith('node:')) return 'Node JS: ' + /^node:(?:internal\/)?([a-z_]+)/.exec(at)?.[1]
+  return 'other JavaScript'
+}
+
+function report (profiles) {
+  const owners = [...new Set(profiles.flatMap((p) => [...p.owners.keys()]))]
+  // µs per request: each owner's share of the samples times the CPU the server counted.
+  const perRequest = (p, owner) => {
+    const total = [...p.owners.values()].reduce((a, b) => a + b, 0)
+    return (p.owners.get(owner) ?? 0) / total * p.cpuPerRequest
+  }
+  const first = profiles[0]
+  owners.sort((a, b) => perRequest(profiles.at(-1), b) - perRequest(profiles.at(-1), a))
+  const cells = (values) => values.map((v) => v.padStart(14)).join('')
+  console.log(`${variant.label}, Node ${process.versions.node}: µs of server CPU per request (perf, ${args.frequency} Hz, ${seconds} s per case)`)
+  console.log(''.padEnd(32) + cells(profiles.map((p) => p.testCase.id)) + (profiles.length > 1 ? cells(['last - first']) : ''))
+  for (const owner of owners) {
+    const values = profiles.map((p) => perRequest(p, owner))
+    const delta = values.at(-1) - values[0]
+    console.log(owner.padEnd(32) + cells(values.map((v) => v.toFixed(2))) + (profiles.length > 1 ? cells([(delta >= 0 ? '+' : '') + delta.toFixed(2)]) : ''))
+  }
+  console.log('total'.padEnd(32) + cells(profiles.map((p) => p.cpuPerRequest.toFixed(2))) +
+    (profiles.length > 1 ? cells([`${(profiles.at(-1).cpuPerRequest / first.cpuPerRequest).toFixed(3)}x`]) : ''))
+  console.log('requests'.padEnd(32) + cells(profiles.map((p) => String(p.requests))))
+}
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+const cores = pinningCores()
+const dir = mkdtempSync(join(os.tmpdir(), 'fastify-hono-profile-'))
+const server = startChild(here('./server.mjs'), [variant.id], cores?.server, ['--perf-basic-prof'])
+const load = startChild(here('./loader.mjs'), [], cores?.load)
+
+try {
+  const { port } = await server.call({ type: 'address' }, 30_000)
+  // Warm every case up first, so that none is profiled while still being optimized.
+  await load.call({ type: 'load', port, caseIds: cases.map((c) => c.id), connections: 10, amount: 30_000, maxSeconds: 10 })
+  const profiles = []
+  for (const testCase of cases) {
+    const file = join(dir, `${testCase.id}.data`)
+    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', args.frequency, '-g', '--no-inherit', '-p', String(server.child.pid), '-o', file], { stdio: 'ignore' })
+    await new Promise((resolve) => setTimeout(resolve, 500)) // perf attaches
+    const before = await server.call({ type: 'snapshot' })
+    await load.call({ type: 'load', port, caseId: testCase.id, connections: 10, duration: seconds })
+    const after = await server.call({ type: 'snapshot' })
+    perf.kill('SIGINT')
+    await new Promise((resolve) => perf.once('exit', resolve))
+    const requests = after.requests - before.requests
+    const cpu = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
+    profiles.push({ testCase, requests, cpuPerRequest: cpu / requests, owners: samplesByOwner(file, server.child.pid) })
+  }
+  // Without the map, every JavaScript frame is an address and lands in 'Node and V8, native'.
+  if (!existsSync(join(os.tmpdir(), `perf-${server.child.pid}.map`))) console.log('(no perf map from the server: JavaScript frames are unnamed)')
+  report(profiles)
+} finally {
+  await Promise.all([server.stop(), load.stop()])
+  rmSync(dir, { recursive: true, force: true })
+  rmSync(join(os.tmpdir(), `perf-${server.child.pid}.map`), { force: true })
+}
