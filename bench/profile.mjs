@@ -1,7 +1,7 @@
 // Where a request's CPU time goes, by owner: `node bench/profile.mjs
-// [--variant=fastify-hono] [--cases=param,middleware] [--seconds=5]`.
+// [--variants=fastify-hono] [--cases=param,middleware] [--seconds=5]`.
 // Needs Linux `perf` (sampling the cpu-clock, so it works without hardware
-// counters, in containers too). One server process of the variant, started
+// counters, in containers too). One server process per variant, started
 // with --perf-basic-prof so that perf can name JavaScript frames, serves
 // each case in turn under autocannon, with perf recording that process only.
 // Every sample is charged to the innermost JavaScript frame's package
@@ -23,13 +23,13 @@ import { variantById } from './variants.mjs'
 
 const { values: args } = parseArgs({
   options: {
-    variant: { type: 'string', default: 'fastify-hono' },
+    variants: { type: 'string', default: 'fastify-hono' },
     cases: { type: 'string', default: 'param,middleware' },
     seconds: { type: 'string', default: '5' },
     frequency: { type: 'string', default: '2000' }
   }
 })
-const variant = variantById(args.variant)
+const variants = args.variants.split(',').map(variantById)
 const cases = args.cases.split(',').map(caseById)
 const seconds = Number(args.seconds)
 if (spawnSync('perf', ['--version'], { stdio: 'ignore' }).status !== 0) {
@@ -81,9 +81,10 @@ function report (profiles) {
   }
   const first = profiles[0]
   owners.sort((a, b) => perRequest(profiles.at(-1), b) - perRequest(profiles.at(-1), a))
-  const cells = (values) => values.map((v) => v.padStart(14)).join('')
-  console.log(`${variant.label}, Node ${process.versions.node}: µs of server CPU per request (perf, ${args.frequency} Hz, ${seconds} s per case)`)
-  console.log(''.padEnd(32) + cells(profiles.map((p) => p.testCase.id)) + (profiles.length > 1 ? cells(['last - first']) : ''))
+  const width = Math.max(14, ...profiles.map((p) => p.label.length + 2))
+  const cells = (values) => values.map((v) => v.padStart(width)).join('')
+  console.log(`${variants.map((v) => v.label).join(', ')}, Node ${process.versions.node}: µs of server CPU per request (perf, ${args.frequency} Hz, ${seconds} s per case)`)
+  console.log(''.padEnd(32) + cells(profiles.map((p) => p.label)) + (profiles.length > 1 ? cells(['last - first']) : ''))
   for (const owner of owners) {
     const values = profiles.map((p) => perRequest(p, owner))
     const delta = values.at(-1) - values[0]
@@ -97,32 +98,44 @@ function report (profiles) {
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const cores = pinningCores()
 const dir = mkdtempSync(join(os.tmpdir(), 'fastify-hono-profile-'))
-const server = startChild(here('./server.mjs'), [variant.id], cores?.server, ['--perf-basic-prof'])
 const load = startChild(here('./loader.mjs'), [], cores?.load)
-
 try {
-  const { port } = await server.call({ type: 'address' }, 30_000)
-  // Warm every case up first, so that none is profiled while still being optimized.
-  await load.call({ type: 'load', port, caseIds: cases.map((c) => c.id), connections: 10, amount: 30_000, maxSeconds: 10 })
   const profiles = []
-  for (const testCase of cases) {
-    const file = join(dir, `${testCase.id}.data`)
-    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', args.frequency, '-g', '--no-inherit', '-p', String(server.child.pid), '-o', file], { stdio: 'ignore' })
-    await new Promise((resolve) => setTimeout(resolve, 500)) // perf attaches
-    const before = await server.call({ type: 'snapshot' })
-    await load.call({ type: 'load', port, caseId: testCase.id, connections: 10, duration: seconds })
-    const after = await server.call({ type: 'snapshot' })
-    perf.kill('SIGINT')
-    await new Promise((resolve) => perf.once('exit', resolve))
-    const requests = after.requests - before.requests
-    const cpu = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
-    profiles.push({ testCase, requests, cpuPerRequest: cpu / requests, owners: samplesByOwner(file, server.child.pid) })
-  }
-  // Without the map, every JavaScript frame is an address and lands in 'Node and V8, native'.
-  if (!existsSync(join(os.tmpdir(), `perf-${server.child.pid}.map`))) console.log('(no perf map from the server: JavaScript frames are unnamed)')
+  for (const variant of variants) profiles.push(...await profileVariant(variant))
   report(profiles)
 } finally {
-  await Promise.all([server.stop(), load.stop()])
+  await load.stop()
   rmSync(dir, { recursive: true, force: true })
-  rmSync(join(os.tmpdir(), `perf-${server.child.pid}.map`), { force: true })
+}
+
+/** Every case on one server process of `variant`, one perf recording per case. */
+async function profileVariant (variant) {
+  const server = startChild(here('./server.mjs'), [variant.id], cores?.server, ['--perf-basic-prof'])
+  const pid = server.child.pid // taskset execs node: the same process
+  try {
+    const { port } = await server.call({ type: 'address' }, 30_000)
+    // Warm every case up first, so that none is profiled while still being optimized.
+    await load.call({ type: 'load', port, caseIds: cases.map((c) => c.id), connections: 10, amount: 30_000, maxSeconds: 10 })
+    const profiles = []
+    for (const testCase of cases) {
+      const file = join(dir, `${variant.id}-${testCase.id}.data`)
+      const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', args.frequency, '-g', '--no-inherit', '-p', String(pid), '-o', file], { stdio: 'ignore' })
+      await new Promise((resolve) => setTimeout(resolve, 500)) // perf attaches
+      const before = await server.call({ type: 'snapshot' })
+      await load.call({ type: 'load', port, caseId: testCase.id, connections: 10, duration: seconds })
+      const after = await server.call({ type: 'snapshot' })
+      perf.kill('SIGINT')
+      await new Promise((resolve) => perf.once('exit', resolve))
+      const requests = after.requests - before.requests
+      const cpu = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
+      const label = variants.length > 1 ? `${variant.id}:${testCase.id}` : testCase.id
+      profiles.push({ label, requests, cpuPerRequest: cpu / requests, owners: samplesByOwner(file, pid) })
+    }
+    // Without the map, every JavaScript frame is an address and lands in 'Node and V8, native'.
+    if (!existsSync(join(os.tmpdir(), `perf-${pid}.map`))) console.log(`(no perf map from the ${variant.id} server: JavaScript frames are unnamed)`)
+    return profiles
+  } finally {
+    await server.stop()
+    rmSync(join(os.tmpdir(), `perf-${pid}.map`), { force: true })
+  }
 }

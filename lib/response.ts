@@ -84,7 +84,7 @@ export class LightweightResponse {
     self[kNative] = undefined
     self[kGroup] = undefined
     self[kHeadLength] = body == null ? lengthOfStored(init) : undefined
-    if (isLightweightHeaders(headers) || headers instanceof NativeHeaders) {
+    if (isHeadersObject(headers)) {
       self[kHeadersInit] = undefined
       self[kHeaders] = withDefaultType(copyHeaders(headers), self[kBody])
     } else {
@@ -207,6 +207,18 @@ function wrapNative (native: globalThis.Response): globalThis.Response {
   self[kGroup] = undefined
   self[kHeadLength] = undefined
   return self as unknown as globalThis.Response
+}
+
+/**
+ * A Headers object, lightweight or native, rather than a record or pairs. The
+ * common inits (none, a record) are told apart without an instanceof, which
+ * looks up Symbol.hasInstance on every call: this runs for every response.
+ */
+function isHeadersObject (value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  if (isLightweightHeaders(value)) return true
+  const proto = Object.getPrototypeOf(value)
+  return proto !== Object.prototype && proto !== Array.prototype && value instanceof NativeHeaders
 }
 
 function isNullBodyInit (init: ResponseInit | undefined): boolean {

@@ -107,7 +107,8 @@ export function streamOf (group: SharedBody): ReadableStream<Uint8Array> {
 
 /** The group behind a lazy body stream, if it can still be shared without reading it. */
 export function groupOfUsableStream (body: unknown): SharedBody | undefined {
-  if (!(body instanceof LazyBodyStream)) return undefined
+  // typeof first: a string body (the common case) skips the instanceof lookup.
+  if (typeof body !== 'object' || body === null || !(body instanceof LazyBodyStream)) return undefined
   const group = body[kLazyGroup]
   return isUsable(group) ? group : undefined
 }
