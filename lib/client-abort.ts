@@ -6,36 +6,20 @@ type Incoming = IncomingMessage | Http2ServerRequest
 
 /**
  * The request's abort signal: it aborts when the response closes before it
- * finished, that is when the client went away. Nothing is allocated or
- * listened to until someone asks for the signal; then, if the connection is
- * already gone, it is aborted at once. Fastify's own `request.signal` is not
- * used: in 5.12.x it aborts about 4 ms after a POST body has been read, while
- * the handler still runs.
+ * finished, that is when the client went away; if the connection is already
+ * gone, it is aborted at once. Callers make it when someone asks for it (the
+ * lightweight Request's getter), or when a native Request needs it. Fastify's
+ * own `request.signal` is not used: in 5.12.x it aborts about 4 ms after a
+ * POST body has been read, while the handler still runs.
  */
-export class ClientAbort {
-  private readonly incoming: Incoming
-  private readonly outgoing: Outgoing
-  private controller: AbortController | undefined
-
-  constructor (incoming: Incoming, outgoing: Outgoing) {
-    this.incoming = incoming
-    this.outgoing = outgoing
+export function clientAbortSignal (incoming: Incoming, outgoing: Outgoing): AbortSignal {
+  const controller = new AbortController()
+  if (closedEarly(incoming, outgoing)) {
+    controller.abort()
+  } else {
+    outgoing.once('close', () => { if (!outgoing.writableFinished) controller.abort() })
   }
-
-  get signal (): AbortSignal {
-    let controller = this.controller
-    if (controller === undefined) {
-      controller = this.controller = new AbortController()
-      const outgoing = this.outgoing
-      if (closedEarly(this.incoming, outgoing)) {
-        controller.abort()
-      } else {
-        const abort = (): void => { if (!outgoing.writableFinished) controller!.abort() }
-        outgoing.once('close', abort)
-      }
-    }
-    return controller.signal
-  }
+  return controller.signal
 }
 
 /** The response is gone without having finished: the client disconnected. */

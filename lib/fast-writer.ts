@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { headerList, isLightweightHeaders } from './headers.js'
 import { combineVary } from './response-headers.js'
 import { DEFAULT_TEXT_TYPE, type ResponseParts } from './response.js'
+import { findSymbol } from './private-symbols.js'
 import { replyHeaders } from './route-context.js'
 
 // Node's ServerResponse internals read and preset here (lib/_http_outgoing.js,
@@ -87,7 +88,8 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, method: st
  */
 export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming = false): HeadLines | undefined {
   const raw = reply.raw
-  if (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')) return undefined
+  const rawHasHeaders = hasRawHeaders(raw)
+  if (rawHasHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))) return undefined
   const fromFastify = replyHeaders(reply) // read only: copied before any change
   let fastifyHasHeaders = false
   for (const _ in fromFastify) { fastifyHasHeaders = true; break }
@@ -110,7 +112,7 @@ export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, stre
         }
         // With headers already set on the raw response, Node merges a list
         // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
-        if ((hasType || body === null) && (!hasCookies || raw.getHeaderNames().length === 0)) return list
+        if ((hasType || body === null) && (!hasCookies || !rawHasHeaders)) return list
       }
       record = fastifyHasHeaders ? { ...fromFastify } : {}
       for (let i = 0; i < list.length; i += 2) {
@@ -145,6 +147,22 @@ export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, stre
   }
   return record
 }
+
+/**
+ * Whether anything was set on the raw response with setHeader() (a plugin
+ * that bypasses reply.header(), for one). Node keeps those headers under a
+ * private symbol described 'kOutHeaders', null until the first setHeader
+ * (lib/_http_outgoing.js, checked on Node 20.20, 22.23, 24.22 and 26.12):
+ * reading it saves the hasHeader() calls above, each a validation and a
+ * toLowerCase, on every request. Without the symbol, getHeaderNames() answers.
+ */
+function hasRawHeaders (raw: FastifyReply['raw']): boolean {
+  kOutHeaders ??= findSymbol(raw, 'kOutHeaders')
+  if (kOutHeaders === null) return raw.getHeaderNames().length > 0
+  return (raw as unknown as Record<symbol, object | null | undefined>)[kOutHeaders] != null
+}
+
+let kOutHeaders: symbol | null | undefined
 
 function allowedOnFastPath (lowerName: string, value: string, streaming = false): boolean {
   // A stream goes out chunked anyway: an app's `Transfer-Encoding: chunked` (Hono's streaming helpers set it) is what Node does.

@@ -7,7 +7,7 @@ import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './globals.js'
 import { writeResponse } from './reply-writer.js'
 import { isResponse } from './response.js'
-import { bridgeRequest } from './request-bridge.js'
+import { bridgeRequest, requestBody } from './request-bridge.js'
 import { keepTickObjectAlive } from './tick-object.js'
 import type { RequestBody } from './request-body.js'
 import { createMount } from './url.js'
@@ -37,7 +37,8 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | FastifyReply | undefined {
     // Lightweight requests only while the global Request is ours: the app may
     // pass c.req.raw to `new Request()`, which must accept it.
-    const { request: appRequest, body } = bridgeRequest(request, reply, mount, lightweightGlobalsInstalled())
+    const body = requestBody(request)
+    const appRequest = bridgeRequest(request, reply, mount, body, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
     let result: unknown
     try {

@@ -3,15 +3,19 @@ import type { Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { badRequest } from './errors.js'
-import { ClientAbort } from './client-abort.js'
+import { clientAbortSignal } from './client-abort.js'
 import { createLightweightRequest, NativeRequest } from './request.js'
 import { RequestBody } from './request-body.js'
 import { requestUrl, type Mount } from './url.js'
 
-/** What the route keeps of a bridged request while the app runs. */
-export interface BridgedRequest {
-  request: Request
-  body: RequestBody | null
+/**
+ * The request's body, or null when it has none: GET and HEAD never do, and
+ * see bodySource for the rest. The app reads it through the Request that
+ * bridgeRequest builds around it.
+ */
+export function requestBody (request: FastifyRequest): RequestBody | null {
+  const source = bodySource(request, request.raw.method ?? 'GET')
+  return source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
 }
 
 /**
@@ -20,25 +24,20 @@ export interface BridgedRequest {
  * signal that aborts when the client goes away before the response finished.
  * Lightweight when the global classes are ours, native otherwise.
  */
-export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mount: Mount, lightweight: boolean): BridgedRequest {
+export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mount: Mount, body: RequestBody | null, lightweight: boolean): Request {
   const url = requestUrl(request, mount)
   const raw = request.raw
   const method = raw.method ?? 'GET'
-  const source = bodySource(request, method)
-  const body = source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
-  const abort = new ClientAbort(raw, reply.raw)
-  if (lightweight) return { request: createLightweightRequest(method, url, raw, body, abort), body }
+  if (lightweight) return createLightweightRequest(method, url, raw, reply.raw, body)
   try {
-    const headers = headersFrom(raw)
-    const native = new NativeRequest(url, {
+    return new NativeRequest(url, {
       method,
-      headers,
+      headers: headersFrom(raw),
       body: body === null ? null : body.stream(),
-      signal: abort.signal,
+      signal: clientAbortSignal(raw, reply.raw),
       // @ts-expect-error: undici requires `duplex` for a stream body; the DOM types lack it
       duplex: 'half'
     })
-    return { request: native, body }
   } catch (err) {
     throw badRequest('The request cannot be represented as a fetch Request', err)
   }

@@ -1,5 +1,6 @@
-import type { IncomingMessage } from 'node:http'
-import type { Http2ServerRequest } from 'node:http2'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
+import { clientAbortSignal } from './client-abort.js'
 import type { RequestBody } from './request-body.js'
 import { requestHeaders } from './headers.js'
 import { realStream } from './shared-body.js'
@@ -17,6 +18,7 @@ export const NativeRequest: typeof globalThis.Request = globalThis.Request
 const kMethod = Symbol('fastify-hono.method')
 const kUrl = Symbol('fastify-hono.url')
 const kIncoming = Symbol('fastify-hono.incoming')
+const kOutgoing = Symbol('fastify-hono.outgoing')
 const kBody = Symbol('fastify-hono.body')
 const kBodyUsed = Symbol('fastify-hono.bodyUsed')
 const kHeaders = Symbol('fastify-hono.headers')
@@ -27,10 +29,12 @@ interface Lightweight {
   [kMethod]: string
   [kUrl]: string
   [kIncoming]: IncomingMessage | Http2ServerRequest
+  [kOutgoing]: ServerResponse | Http2ServerResponse
   [kBody]: RequestBody | null
   [kBodyUsed]: boolean
   [kHeaders]: Headers | undefined
-  [kSignal]: { readonly signal: AbortSignal }
+  /** Made on first use: most apps never ask for it. */
+  [kSignal]: AbortSignal | undefined
   [kNative]: globalThis.Request | undefined
 }
 
@@ -45,7 +49,7 @@ export class LightweightRequest {
 
   get method (): string { return (this as unknown as Lightweight)[kMethod] }
   get url (): string { return (this as unknown as Lightweight)[kUrl] }
-  get signal (): AbortSignal { return (this as unknown as Lightweight)[kSignal].signal }
+  get signal (): AbortSignal { return signalOf(this) }
 
   get headers (): Headers {
     const self = this as unknown as Lightweight
@@ -104,23 +108,38 @@ for (const name of ['cache', 'credentials', 'destination', 'duplex', 'integrity'
 
 const utf8 = new TextDecoder() // strips a BOM and replaces bad bytes, as Request.text() does
 
+/**
+ * A lightweight request's fields, set by a plain constructor function whose
+ * prototype is LightweightRequest's: V8 then keeps all of them inside the
+ * object (Object.create leaves room for four, and puts the rest in a
+ * separate array that grows as they are added), with one map for all.
+ */
+const LightweightState = function (this: Lightweight, method: string, url: string, incoming: IncomingMessage | Http2ServerRequest, outgoing: ServerResponse | Http2ServerResponse, body: RequestBody | null) {
+  this[kMethod] = method
+  this[kUrl] = url
+  this[kIncoming] = incoming
+  this[kOutgoing] = outgoing
+  this[kBody] = body
+  this[kBodyUsed] = false
+  this[kHeaders] = undefined
+  this[kSignal] = undefined
+  this[kNative] = undefined
+} as unknown as new (...args: Parameters<typeof createLightweightRequest>) => Lightweight
+LightweightState.prototype = LightweightRequest.prototype as unknown as Lightweight
+
 export function createLightweightRequest (
   method: string,
   url: string,
   incoming: IncomingMessage | Http2ServerRequest,
-  body: RequestBody | null,
-  abort: { readonly signal: AbortSignal }
+  outgoing: ServerResponse | Http2ServerResponse,
+  body: RequestBody | null
 ): globalThis.Request {
-  const self = Object.create(LightweightRequest.prototype) as Lightweight
-  self[kMethod] = method
-  self[kUrl] = url
-  self[kIncoming] = incoming
-  self[kBody] = body
-  self[kBodyUsed] = false
-  self[kHeaders] = undefined
-  self[kSignal] = abort
-  self[kNative] = undefined
-  return self as unknown as globalThis.Request
+  return new LightweightState(method, url, incoming, outgoing, body) as unknown as globalThis.Request
+}
+
+function signalOf (request: object): AbortSignal {
+  const self = request as Lightweight
+  return (self[kSignal] ??= clientAbortSignal(self[kIncoming], self[kOutgoing]))
 }
 
 function isLightweight (value: unknown): value is Lightweight {
@@ -163,7 +182,7 @@ function materialize (request: object): globalThis.Request {
       method: self[kMethod],
       headers: (request as LightweightRequest).headers,
       body,
-      signal: self[kSignal].signal,
+      signal: signalOf(self),
       // @ts-expect-error: undici requires `duplex` for a stream body; the DOM types lack it
       duplex: 'half'
     })

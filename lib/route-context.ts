@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { findSymbol } from './private-symbols.js'
 
 /**
  * Whether onSend hooks apply to this reply's route. They only run through
@@ -17,14 +18,6 @@ export function hasOnSendHooks (reply: FastifyReply): boolean {
 }
 
 let kRouteContext: symbol | null | undefined
-
-function findSymbol (object: object, description: string): symbol | null {
-  for (let o: object | null = object; o !== null; o = Object.getPrototypeOf(o)) {
-    const found = Object.getOwnPropertySymbols(o).find((symbol) => symbol.description === description)
-    if (found !== undefined) return found
-  }
-  return null
-}
 
 /**
  * The headers stored with reply.header(), read in place rather than through

@@ -159,6 +159,34 @@ test('c.req.raw.signal aborts when the client disconnects before the response fi
   t.equal((reason as Error).name, 'AbortError', 'aborted with an AbortError')
 })
 
+test('c.req.raw.signal first asked for after the client left is already aborted', async (t) => {
+  let seen: (state: { aborted: boolean, reason: string | undefined }) => void
+  const seenPromise = new Promise<{ aborted: boolean, reason: string | undefined }>((resolve) => { seen = resolve })
+  let started: () => void
+  const startedPromise = new Promise<void>((resolve) => { started = resolve })
+  const app = new Hono<{ Bindings: { outgoing: import('node:http').ServerResponse } }>()
+  app.get('/late', async (c) => {
+    const closed = once(c.env.outgoing, 'close')
+    started()
+    await closed
+    // The signal is made on first use: it must know the client is gone.
+    const signal = c.req.raw.signal
+    seen({ aborted: signal.aborted, reason: (signal.reason as Error | undefined)?.name })
+    return c.text('nobody there')
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app, prefix: '/s' })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  socket.write('GET /s/late HTTP/1.1\r\nHost: x\r\n\r\n')
+  await startedPromise
+  socket.destroy()
+  t.same(await seenPromise, { aborted: true, reason: 'AbortError' })
+})
+
 test('a body that has arrived whole is read at once; one still arriving is read as a stream', async (t) => {
   const app = new Hono<{ Bindings: { incoming: import('node:http').IncomingMessage } }>()
   app.post('/spy', async (c) => {
