@@ -1,0 +1,134 @@
+// The issues' CPU targets, measured by paired alternation:
+// `node bench/targets.mjs [--iterations=20] [--window=0.3]`.
+//
+// bench/run.mjs starts fresh servers every round and measures each variant
+// for 0.8 s in turn, so two cells compared by a ratio are seconds apart; on a
+// shared machine whose speed drifts by tens of percent over seconds, that
+// scatters the ratios by ±15%. Here every server stays up, the windows are
+// short (0.3 s), and the variants a target compares are measured back to
+// back, in rotating order, many times: each iteration gives one ratio per
+// target, and the median over iterations is the figure (with the middle
+// half of the iterations as its spread). The same server processes, load
+// generator and CPU accounting as run.mjs.
+import { writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { pinningCores, startChild } from './proc.mjs'
+
+/**
+ * Each target: the ratio of two cells' CPU per request (`over` ÷ `under`,
+ * both [variant, case]) and the bound it must meet. The issues' wording:
+ * #4 "c.text() ... at most 1.05× ... a plain Fastify route ..., and no more
+ * than reply.hijack() plus @hono/node-server's getRequestListener";
+ * "c.json() likewise"; #5 "cors() plus ... c.header() after next() costs at
+ * most 1.10× ... the same route without middleware"; "in the mixed-traffic
+ * case, fastify-hono is ahead of @hono/node-server standalone by at least"
+ * the +65% the draft upstream change reported.
+ */
+const TARGETS = [
+  { id: 'text-vs-fastify', issue: 4, label: 'c.text(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'text'], under: ['fastify', 'text'], max: 1.05 },
+  { id: 'text-vs-hijack', issue: 4, label: 'c.text(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'text'], under: ['hijack', 'text'], max: 1.00 },
+  { id: 'json-vs-fastify', issue: 4, label: 'c.json(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'json'], under: ['fastify', 'json'], max: 1.05 },
+  { id: 'json-vs-hijack', issue: 4, label: 'c.json(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'json'], under: ['hijack', 'json'], max: 1.00 },
+  { id: 'middleware', issue: 5, label: 'cors() + c.header(): middleware route ÷ param route', over: ['fastify-hono', 'middleware'], under: ['fastify-hono', 'param'], max: 1.10 },
+  { id: 'mixed', issue: 5, label: 'mixed traffic: @hono/node-server ÷ fastify-hono', over: ['node-server', 'mixed'], under: ['fastify-hono', 'mixed'], min: 1.65 }
+]
+
+const { values: args } = parseArgs({
+  options: {
+    iterations: { type: 'string', default: '20' },
+    window: { type: 'string', default: '0.3' },
+    connections: { type: 'string', default: '10' }
+  }
+})
+const iterations = Number(args.iterations)
+const windowSeconds = Number(args.window)
+const connections = Number(args.connections)
+if (!Number.isInteger(iterations) || iterations < 3) throw new Error(`--iterations must be an integer of at least 3, not ${args.iterations}`)
+if (!(windowSeconds >= 0.1 && windowSeconds <= 5)) throw new Error(`--window must be 0.1 to 5 seconds, not ${args.window}`)
+
+/** The cells to measure: each [variant, case] once, grouped by case (a case's cells are measured back to back). */
+function cellsByCase () {
+  const byCase = new Map()
+  for (const target of TARGETS) {
+    for (const [variant, caseId] of [target.over, target.under]) {
+      const variants = byCase.get(caseId) ?? new Set()
+      variants.add(variant)
+      byCase.set(caseId, variants)
+    }
+  }
+  return [...byCase].map(([caseId, variants]) => ({ caseId, variants: [...variants] }))
+}
+
+/** Measures one cell: a short settling load (new connections), then the window. */
+async function measure (server, load, caseId) {
+  await load.call({ type: 'load', port: server.port, caseId, connections, duration: 0.1 })
+  const before = await server.call({ type: 'snapshot' })
+  const run = await load.call({ type: 'load', port: server.port, caseId, connections, duration: windowSeconds })
+  const after = await server.call({ type: 'snapshot' })
+  const served = after.requests - before.requests
+  if (run.non2xx > 0 || run.errors > 0) throw new Error(`${caseId}: ${run.non2xx} non-2xx responses, ${run.errors} errors`)
+  return ((after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)) / served
+}
+
+function quantile (sorted, q) {
+  const at = (sorted.length - 1) * q
+  const low = Math.floor(at)
+  return sorted[low] + (sorted[Math.ceil(at)] - sorted[low]) * (at - low)
+}
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+const groups = cellsByCase()
+const variantIds = [...new Set(groups.flatMap((g) => g.variants))]
+const cores = pinningCores()
+const started = Date.now()
+const servers = new Map()
+const load = startChild(here('./loader.mjs'), [], cores?.load)
+try {
+  for (const id of variantIds) {
+    const handle = startChild(here('./server.mjs'), [id], cores?.server)
+    const { port } = await handle.call({ type: 'address' }, 30_000)
+    servers.set(id, { ...handle, port })
+  }
+  // Warm-up: every case each server takes part in, mixed.
+  for (const id of variantIds) {
+    const caseIds = groups.filter((g) => g.variants.includes(id)).map((g) => g.caseId)
+    await load.call({ type: 'load', port: servers.get(id).port, caseIds, connections, amount: 20_000, maxSeconds: 8 })
+  }
+  const samples = new Map() // 'variant case' → µs per request, one per iteration
+  for (let i = 0; i < iterations; i++) {
+    for (const { caseId, variants } of groups) {
+      const order = variants.map((_, k) => variants[(k + i) % variants.length])
+      for (const variant of order) {
+        const key = `${variant} ${caseId}`
+        if (!samples.has(key)) samples.set(key, [])
+        samples.get(key).push(await measure(servers.get(variant), load, caseId))
+      }
+    }
+    if ((i + 1) % 5 === 0 || i + 1 === iterations) console.log(`iteration ${i + 1}/${iterations} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
+  }
+
+  const results = TARGETS.map((target) => {
+    const over = samples.get(target.over.join(' '))
+    const under = samples.get(target.under.join(' '))
+    const ratios = over.map((value, i) => value / under[i]).sort((a, b) => a - b)
+    const median = quantile(ratios, 0.5)
+    const met = target.max !== undefined ? median <= target.max : median >= target.min
+    return { ...target, median, q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75), met }
+  })
+  const cpu = Object.fromEntries([...samples].map(([key, values]) => [key, quantile([...values].sort((a, b) => a - b), 0.5)]))
+
+  console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows, ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  console.log('\n| issue | target | median (middle half) | bound | met |\n| --- | --- | ---: | ---: | --- |')
+  for (const r of results) {
+    const bound = r.max !== undefined ? `≤ ${r.max.toFixed(2)}×` : `≥ ${r.min.toFixed(2)}×`
+    console.log(`| #${r.issue} | ${r.label} | ${r.median.toFixed(3)}× (${r.q1.toFixed(3)}–${r.q3.toFixed(3)}) | ${bound} | ${r.met ? 'yes' : 'no'} |`)
+  }
+  console.log('\nCPU µs per request, median: ' + Object.entries(cpu).map(([key, value]) => `${key} ${value.toFixed(1)}`).join(' · '))
+  const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
+  writeFileSync(file, JSON.stringify({ node: process.versions.node, iterations, windowSeconds, connections, results, cpu, samples: Object.fromEntries(samples) }, null, 2))
+  console.log(`Wrote ${file}`)
+} finally {
+  await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])
+}
