@@ -1,8 +1,15 @@
 // One variant's HTTP server, in its own process: `node bench/server.mjs <variant>`.
 // Reports its CPU time and request count on request, so the runner can
 // measure exactly the load generator's window.
+import { keepTickObjectAlive } from '../dist/tick-object.js'
 import { loadVariant } from './variants.mjs'
 import { serveParent } from './proc.mjs'
+
+// Every variant gets what fastify-hono does for itself (lib/tick-object.ts):
+// on Node 20 and 22 any server process can fall into the process.nextTick
+// cliff (about 5 µs per request) at its first requests, and a baseline that
+// fell into it while fastify-hono did not would flatter every ratio.
+keepTickObjectAlive()
 
 const variantId = process.argv[2]
 const createServer = await loadVariant(variantId)
