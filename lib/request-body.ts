@@ -114,6 +114,13 @@ export class RequestBody {
   /** Feeds the source to `sink`, counting bytes against the limit; `detachReader` undoes it. */
   private attach (sink: BodySink): void {
     const { source, limit } = this
+    // A source that will emit nothing more: the client went away while the
+    // app was busy elsewhere, or the body was discarded once the response
+    // was done. Listening would leave the read pending forever.
+    if (source.destroyed || source.readableEnded) {
+      sink.fail(source.readableEnded ? bodyGone() : bodyAborted())
+      return
+    }
     let received = 0
     const detach = (): void => {
       this.detachReader = undefined
@@ -146,7 +153,7 @@ export class RequestBody {
     // the Node version, without 'error'): the read must reject, not hang.
     const onClose = (): void => {
       detach()
-      sink.fail(Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' }))
+      sink.fail(bodyAborted())
     }
     this.detachReader = detach
     source.on('data', onData)
@@ -154,6 +161,14 @@ export class RequestBody {
     source.on('error', onError)
     source.on('close', onClose)
   }
+}
+
+function bodyAborted (): Error {
+  return Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' })
+}
+
+function bodyGone (): Error {
+  return new Error('Request body already consumed or discarded')
 }
 
 interface BodySink {

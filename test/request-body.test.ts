@@ -187,6 +187,48 @@ test('c.req.raw.signal first asked for after the client left is already aborted'
   t.same(await seenPromise, { aborted: true, reason: 'AbortError' })
 })
 
+test('a body first read after the client left mid-upload rejects rather than waiting forever', async (t) => {
+  const outcomes = new Map<string, (outcome: string) => void>()
+  const outcome = (path: string): Promise<string> => new Promise((resolve) => outcomes.set(path, resolve))
+  const settle = async (read: Promise<unknown>): Promise<string> => {
+    let timer: NodeJS.Timeout | undefined
+    const waited = new Promise<string>((resolve) => { timer = setTimeout(() => resolve('still pending after 2 s'), 2000) })
+    const settled = read.then(() => 'resolved', (err: { code?: string }) => `rejected ${err.code ?? 'without a code'}`)
+    try {
+      return await Promise.race([settled, waited])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const app = new Hono<{ Bindings: { outgoing: import('node:http').ServerResponse } }>()
+  // Some slow work first (an auth call, say), during which the client goes away.
+  app.post('/text', async (c) => {
+    await once(c.env.outgoing, 'close')
+    outcomes.get('/text')!(await settle(c.req.text()))
+    return c.text('nobody there')
+  })
+  app.post('/stream', async (c) => {
+    await once(c.env.outgoing, 'close')
+    outcomes.get('/stream')!(await settle(c.req.raw.body!.getReader().read()))
+    return c.text('nobody there')
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app, prefix: '/s' })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+
+  for (const path of ['/text', '/stream']) {
+    const result = outcome(path)
+    const socket = connect(port, '127.0.0.1')
+    await once(socket, 'connect')
+    // Two of the three bytes announced, then gone.
+    socket.write(`POST /s${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nab`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    socket.destroy()
+    t.equal(await result, 'rejected ECONNRESET', `${path}: the read fails as an aborted upload`)
+  }
+})
+
 test('a body that has arrived whole is read at once; one still arriving is read as a stream', async (t) => {
   const app = new Hono<{ Bindings: { incoming: import('node:http').IncomingMessage } }>()
   app.post('/spy', async (c) => {
