@@ -110,7 +110,9 @@ try {
 
 /** Every case on one server process of `variant`, one perf recording per case. */
 async function profileVariant (variant) {
-  const server = startChild(here('./server.mjs'), [variant.id], cores?.server, ['--perf-basic-prof'])
+  // --perf-basic-prof also turns on V8's log: keep it in the temporary folder, not the working directory.
+  const flags = ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, `${variant.id}-v8.log`)}`]
+  const server = startChild(here('./server.mjs'), [variant.id], cores?.server, flags)
   const pid = server.child.pid // taskset execs node: the same process
   try {
     const { port } = await server.call({ type: 'address' }, 30_000)
