@@ -42,7 +42,11 @@ async function runChecks (servers, cases, log) {
   return checks
 }
 
-async function measureCell (server, loader, caseId, settings) {
+/**
+ * One cell: an optional warm-up load, then the measured window; the
+ * server's CPU per request over exactly that window. Also used by targets.mjs.
+ */
+export async function measureCell (server, loader, caseId, settings) {
   const request = { type: 'load', port: server.port, caseId, connections: settings.connections }
   if (settings.warmup > 0) await loader.call({ ...request, duration: settings.warmup })
   const before = await server.call({ type: 'snapshot' })

@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { measureCell } from './http.mjs'
 import { pinningCores, startChild } from './proc.mjs'
 
 /**
@@ -63,13 +64,9 @@ function cellsByCase () {
 
 /** Measures one cell: a short settling load (new connections), then the window. */
 async function measure (server, load, caseId) {
-  await load.call({ type: 'load', port: server.port, caseId, connections, duration: 0.1 })
-  const before = await server.call({ type: 'snapshot' })
-  const run = await load.call({ type: 'load', port: server.port, caseId, connections, duration: windowSeconds })
-  const after = await server.call({ type: 'snapshot' })
-  const served = after.requests - before.requests
-  if (run.non2xx > 0 || run.errors > 0) throw new Error(`${caseId}: ${run.non2xx} non-2xx responses, ${run.errors} errors`)
-  return ((after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)) / served
+  const cell = await measureCell(server, load, caseId, { connections, warmup: 0.1, duration: windowSeconds })
+  if (cell.non2xx > 0 || cell.errors > 0) throw new Error(`${caseId}: ${cell.non2xx} non-2xx responses, ${cell.errors} errors`)
+  return cell.cpuPerRequest
 }
 
 function quantile (sorted, q) {

@@ -179,11 +179,10 @@ test('c.req.raw.signal first asked for after the client left is already aborted'
   t.teardown(() => server.close())
   const { port } = await listen(server)
 
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
-  socket.write('GET /s/late HTTP/1.1\r\nHost: x\r\n\r\n')
+  const connection = await WireConnection.open(port)
+  connection.write('GET /s/late HTTP/1.1\r\nHost: x\r\n\r\n')
   await startedPromise
-  socket.destroy()
+  connection.destroy()
   t.same(await seenPromise, { aborted: true, reason: 'AbortError' })
 })
 
@@ -219,12 +218,11 @@ test('a body first read after the client left mid-upload rejects rather than wai
 
   for (const path of ['/text', '/stream']) {
     const result = outcome(path)
-    const socket = connect(port, '127.0.0.1')
-    await once(socket, 'connect')
+    const connection = await WireConnection.open(port)
     // Two of the three bytes announced, then gone.
-    socket.write(`POST /s${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nab`)
+    connection.write(`POST /s${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nab`)
     await new Promise((resolve) => setTimeout(resolve, 50))
-    socket.destroy()
+    connection.destroy()
     t.equal(await result, 'rejected ECONNRESET', `${path}: the read fails as an aborted upload`)
   }
 })
