@@ -95,7 +95,7 @@ export function requestUrl (request: FastifyRequest, mount: Mount): string {
     lastProtocol = protocol
     lastOrigin = origin
   }
-  if (origin !== undefined && plainPath.test(path) && !dotSegment.test(path)) return origin + path
+  if (origin !== undefined && isPlainPath(path)) return origin + path
   // What a native Request would make of it: a lowercased or IDNA host, no
   // default port, dot segments resolved, some characters percent-encoded.
   try {
@@ -133,9 +133,71 @@ function isPlainHost (host: string, protocol: string): boolean {
   if (host.includes('xn--')) return false
   return !host.endsWith(protocol === 'http' ? ':80' : ':443')
 }
-const plainPath = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/
-// `.`, `..` and their encoded forms as a whole segment; `\` counts as `/`.
-const dotSegment = /(?:^|[/\\])(?:\.|%2e){1,2}(?:[/\\?#]|$)/i
+/**
+ * Whether the URL parser would keep this path and query exactly as they are:
+ * only characters it never percent-encodes or rewrites (for http and https),
+ * and no `.` or `..` segment (also spelled `%2e`), which it would resolve.
+ * One pass over a lookup table rather than two regular expressions: it runs
+ * on every request, and costs a third of them on short paths (Node 24).
+ */
+function isPlainPath (path: string): boolean {
+  const length = path.length
+  if (length === 0 || path.charCodeAt(0) !== SLASH) return false
+  let mayHaveDotSegment = false
+  let previous = SLASH
+  for (let i = 1; i < length; i++) {
+    const code = path.charCodeAt(i)
+    if (code > 127 || PATH_CHARACTERS[code] === 0) return false
+    // A dot segment starts right after a `/` with `.` or `%`.
+    if (previous === SLASH && (code === DOT || code === PERCENT)) mayHaveDotSegment = true
+    previous = code
+  }
+  return !mayHaveDotSegment || !hasDotSegment(path)
+}
+
+const SLASH = 47
+const QUESTION_MARK = 63
+const DOT = 46
+const PERCENT = 37
+
+// The unreserved and sub-delimiter characters, `:`, `@`, `%`, `/` and `?`.
+// Not `'`: the parser percent-encodes it in the query of http and https URLs.
+const PATH_CHARACTERS = new Uint8Array(128)
+for (const character of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@%/?') {
+  PATH_CHARACTERS[character.charCodeAt(0)] = 1
+}
+
+/**
+ * Whether a segment is `.` or `..`: it starts after a `/` (in the query too,
+ * to err on the side of the parser) and ends at `/`, `?` or the end.
+ */
+function hasDotSegment (path: string): boolean {
+  let start = 1
+  for (let i = 1; i <= path.length; i++) {
+    const code = i === path.length ? SLASH : path.charCodeAt(i)
+    if (code !== SLASH && code !== QUESTION_MARK) continue
+    if (start !== -1 && isDotSegment(path, start, i)) return true
+    start = code === SLASH ? i + 1 : -1
+  }
+  return false
+}
+
+/** Whether path[start, end) is one or two dots, each possibly written `%2e` or `%2E`. */
+function isDotSegment (path: string, start: number, end: number): boolean {
+  let at = start
+  let dots = 0
+  while (at < end && dots < 3) {
+    if (path.charCodeAt(at) === DOT) {
+      at += 1
+    } else if (path.charCodeAt(at) === PERCENT && path.charCodeAt(at + 1) === 50 /* 2 */ && (path.charCodeAt(at + 2) | 0x20) === 101 /* e */) {
+      at += 3
+    } else {
+      return false
+    }
+    dots++
+  }
+  return at === end && dots >= 1 && dots <= 2
+}
 
 function localAuthority (request: FastifyRequest): string {
   const socket = request.raw.socket
