@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import { STATUS_CODES } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bufferIfComplete } from './response-body.js'

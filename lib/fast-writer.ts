@@ -1,3 +1,6 @@
+// Imported, not the global: Node 20–26 define the global Buffer as a getter,
+// which every use calls (about 15 ns; Buffer.byteLength runs on every request).
+import { Buffer } from 'node:buffer'
 import { ServerResponse, type OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply } from 'fastify'
 import { headerList, isLightweightHeaders } from './headers.js'

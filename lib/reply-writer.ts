@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import { ServerResponse, STATUS_CODES } from 'node:http'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasNoBody, writeThroughReply } from './fallback-writer.js'

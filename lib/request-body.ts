@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import { IncomingMessage, type ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
 import type { Readable } from 'node:stream'

@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer'
+
 /**
  * A native Response does not say whether its body was a string or a real
  * stream. Read what is ready without waiting for more: a body made from a

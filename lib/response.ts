@@ -8,6 +8,7 @@
  * Blobs, FormData, …), a custom statusText and anything the native
  * constructor would reject or normalize go straight to a native Response.
  */
+import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody } from './shared-body.js'

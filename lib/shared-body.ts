@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import * as nodeStream from 'node:stream'
 import type { StoredBody } from './response.js'
 
