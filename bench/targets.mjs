@@ -14,8 +14,10 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { compare, probe, probes } from './check.mjs'
 import { measureCell } from './http.mjs'
 import { pinningCores, startChild } from './proc.mjs'
+import { referenceVariants } from './variants.mjs'
 
 /**
  * Each target: the ratio of two cells' CPU per request (`over` ÷ `under`,
@@ -33,6 +35,10 @@ const TARGETS = [
   { id: 'text-vs-hijack', issue: 4, label: 'c.text(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'text'], under: ['hijack', 'text'], max: 1.00 },
   { id: 'json-vs-fastify', issue: 4, label: 'c.json(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'json'], under: ['fastify', 'json'], max: 1.05 },
   { id: 'json-vs-hijack', issue: 4, label: 'c.json(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'json'], under: ['hijack', 'json'], max: 1.00 },
+  // No bound: the same two ratios with the plugin around a bare fetch() that
+  // builds the same Responses with no Hono in between: the plugin's own share.
+  { id: 'text-bare', issue: 4, label: 'reference: c.text()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'text'], under: ['fastify', 'text'] },
+  { id: 'json-bare', issue: 4, label: 'reference: c.json()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'json'], under: ['fastify', 'json'] },
   { id: 'middleware', issue: 5, label: 'cors() + c.header(): middleware route ÷ param route', over: ['fastify-hono', 'middleware'], under: ['fastify-hono', 'param'], max: 1.10 },
   { id: 'mixed', issue: 5, label: 'mixed traffic: @hono/node-server ÷ fastify-hono', over: ['node-server', 'mixed'], under: ['fastify-hono', 'mixed'], min: 1.65 },
   // No bound: the same middleware ratio where this plugin does not run, to
@@ -93,6 +99,14 @@ try {
     const handle = startChild(here('./server.mjs'), [id], cores?.server)
     const { port } = await handle.call({ type: 'address' }, 30_000)
     servers.set(id, { ...handle, port })
+  }
+  // A reference variant stands in for fastify-hono on its cases only if it
+  // answers them with the same bytes (a Hono upgrade could change c.json()'s headers).
+  for (const reference of referenceVariants.filter((v) => servers.has(v.id))) {
+    for (const p of probes.filter((p) => reference.cases.includes(p.caseId))) {
+      const notes = compare(await probe(servers.get('fastify-hono').port, p), await probe(servers.get(reference.id).port, p))
+      if (notes.length > 0) throw new Error(`${reference.id} answers ${p.id} differently from fastify-hono: ${notes.join('; ')}`)
+    }
   }
   // Warm-up: every case each server takes part in, mixed.
   for (const id of variantIds) {

@@ -15,9 +15,19 @@ export const variants = [
   { id: 'fastify-hono-onsend', label: 'fastify-hono + onSend', module: './servers/fastify-hono-onsend.mjs', hono: true }
 ]
 
+// Reference variants, not run by default: each serves only the cases listed,
+// for targets.mjs to split a ratio into its parts (or `run.mjs --variants=`
+// with those cases).
+export const referenceVariants = [
+  { id: 'fastify-hono-bare', label: 'fastify-hono, bare fetch (no Hono)', module: './servers/fastify-hono-bare.mjs', cases: ['text', 'json'] }
+]
+
 export function variantById (id) {
-  const variant = variants.find((v) => v.id === id)
-  if (variant === undefined) throw new Error(`Unknown variant "${id}" (known: ${variants.map((v) => v.id).join(', ')})`)
+  const variant = variants.find((v) => v.id === id) ?? referenceVariants.find((v) => v.id === id)
+  if (variant === undefined) {
+    const known = [...variants, ...referenceVariants].map((v) => v.id).join(', ')
+    throw new Error(`Unknown variant "${id}" (known: ${known})`)
+  }
   return variant
 }
 
