@@ -30,7 +30,7 @@ if (!Number.isInteger(requests) || requests < 1000) throw new Error(`--requests 
 
 if (!args.native) {
   // dist/ is CommonJS; the globals module has no side effects until called.
-  const { installLightweightGlobals } = createRequire(import.meta.url)('../dist/globals.js')
+  const { installLightweightGlobals } = createRequire(import.meta.url)('../dist/web/globals.js')
   installLightweightGlobals()
 }
 

@@ -1,7 +1,7 @@
 // One variant's HTTP server, in its own process: `node bench/server.mjs <variant>`.
 // Reports its CPU time and request count on request, so the runner can
 // measure exactly the load generator's window.
-import { keepTickObjectAlive } from '../dist/tick-object.js'
+import { keepTickObjectAlive } from '../dist/internals/tick-object.js'
 import { loadVariant } from './variants.mjs'
 import { serveParent } from './proc.mjs'
 

@@ -1,30 +1,17 @@
-// Errors the bridge raises itself. Each carries a statusCode, so Fastify's
-// error handler answers with it and logs it like any route error.
+import createError from '@fastify/error'
 
-export class FastifyHonoError extends Error {
-  readonly code: string
-  readonly statusCode: number
+// Every error the plugin raises itself, built with @fastify/error as
+// Fastify's own are: each carries a `code` and a `statusCode`, so Fastify's
+// error handler answers with that status and logs it like any route error.
 
-  constructor (code: string, statusCode: number, message: string, options?: ErrorOptions) {
-    super(message, options)
-    this.name = 'FastifyHonoError'
-    this.code = code
-    this.statusCode = statusCode
-  }
-}
+/** A registration option is invalid: `register` rejects with it, naming the option. */
+export const FST_ERR_HONO_INVALID_OPTION = createError<'FST_ERR_HONO_INVALID_OPTION', 500, [option: string, problem: string]>(
+  'FST_ERR_HONO_INVALID_OPTION', 'fastify-hono: option "%s" %s', 500, TypeError)
 
-/** The request cannot be turned into a valid `Request` (bad Host, bad target, bad header). */
-export function badRequest (message: string, cause?: unknown): FastifyHonoError {
-  return new FastifyHonoError('FST_HONO_BAD_REQUEST', 400, message, cause === undefined ? undefined : { cause })
-}
+/** The request cannot be turned into a valid fetch `Request` (bad Host, bad target, bad header): 400. */
+export const FST_ERR_HONO_BAD_REQUEST = createError<'FST_ERR_HONO_BAD_REQUEST', 400, [problem: string, options?: { cause: unknown }]>(
+  'FST_ERR_HONO_BAD_REQUEST', '%s', 400)
 
-/** The app's fetch resolved to something that is not a Response. */
-export function invalidResponse (value: unknown): FastifyHonoError {
-  const kind = value === null ? 'null' : typeof value
-  return new FastifyHonoError('FST_HONO_INVALID_RESPONSE', 500, `app.fetch() must return a Response, got ${kind}`)
-}
-
-/** A registration option is invalid: thrown from the plugin, so `register` rejects with it. */
-export function invalidOption (option: string, message: string): FastifyHonoError {
-  return new FastifyHonoError('FST_HONO_INVALID_OPTION', 500, `fastify-hono: option "${option}" ${message}`)
-}
+/** The app's fetch returned (or resolved to) something that is not a Response: 500. */
+export const FST_ERR_HONO_INVALID_RESPONSE = createError<'FST_ERR_HONO_INVALID_RESPONSE', 500, [kind: string]>(
+  'FST_ERR_HONO_INVALID_RESPONSE', 'app.fetch() must return a Response, got %s', 500)

@@ -1,5 +1,5 @@
 import type { FetchApp } from './bindings.js'
-import { invalidOption } from './errors.js'
+import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './not-found.js'
 
 export interface FastifyHonoOptions {
@@ -26,29 +26,29 @@ export interface ResolvedOptions {
 /** Checks the options once, at registration, and names the option that is wrong. */
 export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
-    throw invalidOption('app', 'is required: register(fastifyHono, { app })')
+    throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: register(fastifyHono, { app })')
   }
   const { app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true } = options
   if (app === undefined || app === null) {
-    throw invalidOption('app', 'is required: pass a Hono app or an object with a fetch(request) method')
+    throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
   }
   if (typeof (app as Partial<FetchApp>).fetch !== 'function') {
-    throw invalidOption('app', 'must be a Hono app or an object with a fetch(request) method')
+    throw new FST_ERR_HONO_INVALID_OPTION('app', 'must be a Hono app or an object with a fetch(request) method')
   }
   if (typeof stripPrefix !== 'boolean') {
-    throw invalidOption('stripPrefix', `must be a boolean, got ${JSON.stringify(stripPrefix)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('stripPrefix', `must be a boolean, got ${JSON.stringify(stripPrefix)}`)
   }
   if (notFound !== 'hono' && notFound !== 'fastify') {
-    throw invalidOption('notFound', `must be 'hono' or 'fastify', got ${JSON.stringify(notFound)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('notFound', `must be 'hono' or 'fastify', got ${JSON.stringify(notFound)}`)
   }
   if (notFound === 'fastify' && !isHonoApp(app)) {
-    throw invalidOption('notFound', "'fastify' needs a Hono app, to tell unmatched requests apart")
+    throw new FST_ERR_HONO_INVALID_OPTION('notFound', "'fastify' needs a Hono app, to tell unmatched requests apart")
   }
   if (bodyLimit !== undefined && !(Number.isInteger(bodyLimit) && bodyLimit > 0)) {
-    throw invalidOption('bodyLimit', `must be a positive integer, got ${JSON.stringify(bodyLimit)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('bodyLimit', `must be a positive integer, got ${JSON.stringify(bodyLimit)}`)
   }
   if (typeof overrideGlobalObjects !== 'boolean') {
-    throw invalidOption('overrideGlobalObjects', `must be a boolean, got ${JSON.stringify(overrideGlobalObjects)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('overrideGlobalObjects', `must be a boolean, got ${JSON.stringify(overrideGlobalObjects)}`)
   }
   return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects }
 }

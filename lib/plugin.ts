@@ -1,16 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
-import { invalidResponse } from './errors.js'
+import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { wasUnmatched, withUnmatchedMarker } from './not-found.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
-import { installLightweightGlobals, lightweightGlobalsInstalled } from './globals.js'
-import { writeResponse } from './reply-writer.js'
-import { isResponse } from './response.js'
-import { bridgeRequest, requestBody } from './request-bridge.js'
-import { keepTickObjectAlive } from './tick-object.js'
-import type { RequestBody } from './request-body.js'
-import { createMount } from './url.js'
+import { keepTickObjectAlive } from './internals/tick-object.js'
+import { writeResponse } from './reply/way-out.js'
+import type { RequestBody } from './request/body.js'
+import { bridgeRequest, requestBody } from './request/bridge.js'
+import { createMount } from './request/url.js'
+import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
+import { isResponse } from './web/response.js'
 
 /**
  * Registers the mount: a passthrough body parser for this scope only, and
@@ -65,7 +65,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     body?.afterApp(reply.raw)
     const limitError = tooLarge(request, reply, body)
     if (limitError !== undefined) throw limitError
-    if (!isResponse(response)) throw invalidResponse(response)
+    if (!isResponse(response)) throw new FST_ERR_HONO_INVALID_RESPONSE(response === null ? 'null' : typeof response)
     if (notFound === 'fastify' && wasUnmatched(env)) {
       reply.callNotFound()
       return reply

@@ -2,10 +2,10 @@ import type { IncomingMessage } from 'node:http'
 import type { Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { badRequest } from './errors.js'
-import { clientAbortSignal } from './client-abort.js'
-import { createLightweightRequest, NativeRequest } from './request.js'
-import { RequestBody } from './request-body.js'
+import { FST_ERR_HONO_BAD_REQUEST } from '../errors.js'
+import { clientAbortSignal } from '../web/client-abort.js'
+import { createLightweightRequest, NativeRequest } from '../web/request.js'
+import { RequestBody } from './body.js'
 import { requestUrl, type Mount } from './url.js'
 
 /**
@@ -39,7 +39,7 @@ export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mou
       duplex: 'half'
     })
   } catch (err) {
-    throw badRequest('The request cannot be represented as a fetch Request', err)
+    throw new FST_ERR_HONO_BAD_REQUEST('The request cannot be represented as a fetch Request', { cause: err })
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http'
-import type { HeadLines } from './fast-writer.js'
 import type { FastifyReply } from 'fastify'
+import { forgetFailedHead } from '../internals/node.js'
+import type { HeadLines } from './head.js'
 
 /**
  * Streams a body straight to the raw HTTP/1 response (chunked by Node), as
@@ -19,7 +20,7 @@ export async function writeStream (reply: FastifyReply, status: number, headers:
   try {
     raw.writeHead(status, headers as OutgoingHttpHeaders)
   } catch (err) {
-    (raw as { statusMessage?: string }).statusMessage = undefined
+    forgetFailedHead(raw)
     reader.cancel(err).catch(() => {})
     throw err
   }

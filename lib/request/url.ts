@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { badRequest } from './errors.js'
+import { FST_ERR_HONO_BAD_REQUEST } from '../errors.js'
 
 /** How a mount turns the request target into the path its app sees. */
 export interface Mount {
@@ -30,7 +30,7 @@ export function originForm (target: string): string {
   if (target.charCodeAt(0) === 47 /* / */) return target
   const schemeEnd = target.indexOf('://')
   const scheme = schemeEnd === -1 ? '' : target.slice(0, schemeEnd).toLowerCase()
-  if (scheme !== 'http' && scheme !== 'https') throw badRequest('Invalid request target')
+  if (scheme !== 'http' && scheme !== 'https') throw new FST_ERR_HONO_BAD_REQUEST('Invalid request target')
   const authorityStart = schemeEnd + 3
   const pathStart = target.indexOf('/', authorityStart)
   const queryStart = target.indexOf('?', authorityStart)
@@ -101,7 +101,7 @@ export function requestUrl (request: FastifyRequest, mount: Mount): string {
   try {
     return new URL(protocol + '://' + (host === '' ? localAuthority(request) : host) + path).href
   } catch (err) {
-    throw badRequest('Invalid request URL', err)
+    throw new FST_ERR_HONO_BAD_REQUEST('Invalid request URL', { cause: err })
   }
 }
 
@@ -116,7 +116,7 @@ let lastOrigin: string | undefined
  */
 function checkedOrigin (protocol: string, host: string): string | undefined {
   const match = validHost.exec(host)
-  if (match === null || (match[1] !== undefined && Number(match[1]) > 65535)) throw badRequest('Invalid Host header')
+  if (match === null || (match[1] !== undefined && Number(match[1]) > 65535)) throw new FST_ERR_HONO_BAD_REQUEST('Invalid Host header')
   return isPlainHost(host, protocol) ? protocol + '://' + host : undefined
 }
 

@@ -2,7 +2,7 @@
  * The lightweight Headers held by lightweight responses. A native Headers
  * validates every name and value through WebIDL on each call and copies
  * entry by entry: a Hono middleware chain copies a response's headers up to
- * four times per request (see shared NOTES.md), and that was a quarter of its
+ * four times per request (docs/responses.md), and that was a quarter of its
  * CPU. This class keeps the same list, already validated and normalized, in a
  * flat array: a copy is an array slice, and the writers read the list as it
  * is. Everything observable matches a native Headers: the validation and its

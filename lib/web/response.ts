@@ -11,15 +11,17 @@
 import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
-import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody } from './shared-body.js'
+import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
-/** The body kinds kept as they are. */
-export type StoredBody = string | Uint8Array | null
-
 /** The default Content-Type of a string body, the same on every path. */
 export const DEFAULT_TEXT_TYPE = 'text/plain; charset=UTF-8'
+
+/** Fetch's null body statuses (1xx, 204, 205, 304): a response with one carries no body. */
+export function isNullBodyStatus (status: number): boolean {
+  return status < 200 || status === 204 || status === 205 || status === 304
+}
 
 const kStatus = Symbol('fastify-hono.status')
 const kBody = Symbol('fastify-hono.body')
@@ -58,7 +60,7 @@ export class LightweightResponse {
     const simpleInit = (init === undefined || init === null || typeof init === 'object') &&
       (status === undefined || (Number.isInteger(status) && status >= 200 && status <= 599)) &&
       (init?.statusText === undefined || init.statusText === '') &&
-      status !== 204 && status !== 205 && status !== 304
+      (status === undefined || !isNullBodyStatus(status))
     // A copy of a finished response (`new Response(res.body, res)`): share its
     // stored body rather than read the stream.
     const group = simpleInit ? groupOfUsableStream(body) : undefined
@@ -161,7 +163,7 @@ export class LightweightResponse {
   }
 
   /**
-   * The copy hook proposed for Hono (honojs/hono#5350): a copy with the same
+   * The copy hook proposed to Hono upstream: a copy with the same
    * stored body, status and its own copy of the headers, or undefined to
    * decline, in which case Hono copies through `.body` as before.
    */
@@ -172,7 +174,7 @@ export class LightweightResponse {
     const stored = self[kBody]
     if (self[kNative] !== undefined || (stored !== null && typeof stored !== 'string')) return undefined // materialized, bytes
     const status = self[kStatus]
-    if (status < 200 || status > 599 || (stored !== null && (status === 204 || status === 205 || status === 304))) return undefined
+    if (status < 200 || status > 599 || (stored !== null && isNullBodyStatus(status))) return undefined
     const group = self[kGroup] ??= createSharedBody(stored)
     if (group.lazy !== undefined || group.stream !== undefined || group.sent || group.members >= MAX_MEMBERS) return undefined // observed, sent, full
     group.members++
@@ -224,7 +226,7 @@ function isHeadersObject (value: unknown): boolean {
 
 function isNullBodyInit (init: ResponseInit | undefined): boolean {
   const status = init?.status
-  return (status === 204 || status === 205 || status === 304) && (init?.statusText === undefined || init.statusText === '')
+  return status !== undefined && status >= 200 && isNullBodyStatus(status) && (init?.statusText === undefined || init.statusText === '')
 }
 
 /** The byte length of an un-materialized lightweight Response used as `init`, or undefined. */

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
 import { clientAbortSignal } from './client-abort.js'
-import type { RequestBody } from './request-body.js'
+import type { RequestBody } from '../request/body.js'
 import { requestHeaders } from './headers.js'
 import { realStream } from './shared-body.js'
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { findSymbol } from './private-symbols.js'
+import { findSymbol } from './find-symbol.js'
 
 /**
  * Whether onSend hooks apply to this reply's route. They only run through

@@ -1,6 +1,8 @@
 import { Buffer } from 'node:buffer'
 import * as nodeStream from 'node:stream'
-import type { StoredBody } from './response.js'
+
+/** The body kinds a lightweight Response keeps as they are. */
+export type StoredBody = string | Uint8Array | null
 
 /**
  * One stored body shared by a lightweight response and the copies Hono makes

@@ -1,9 +1,9 @@
 import { Buffer } from 'node:buffer'
-import { STATUS_CODES } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { bufferIfComplete } from './response-body.js'
-import { assertWritableHeaders, copyHeadersToReply } from './response-headers.js'
-import type { ResponseParts } from './response.js'
+import { canChunk } from '../internals/node.js'
+import { isNullBodyStatus, type ResponseParts } from '../web/response.js'
+import { bufferIfComplete } from './complete-body.js'
+import { assertWritableHeaders, copyHeadersToReply, isCustomStatusText } from './head.js'
 
 /**
  * Writes the app's Response through `reply.send`: every onSend hook, HTTP/2,
@@ -32,14 +32,14 @@ export async function writeThroughReply (
   // An HTTP/1.0 client cannot take chunks, hence no trailers: Node would throw
   // on the Trailer header, so it is dropped there.
   let framed = headers.has('transfer-encoding') || headers.has('trailer')
-  if (!http2 && framed && (reply.raw as { useChunkedEncodingByDefault?: boolean }).useChunkedEncodingByDefault === false && !headers.has('transfer-encoding')) {
+  if (!http2 && framed && !canChunk(reply.raw) && !headers.has('transfer-encoding')) {
     reply.removeHeader('trailer')
     framed = false
   }
   if (parts !== undefined) {
     // A lightweight response: its stored body, without building a stream unless framing needs one.
     const stored = parts.body
-    if (stored !== null && !hasNoBody(status)) {
+    if (stored !== null && !isNullBodyStatus(status)) {
       const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
       payload = framed ? streamOf(bytes) : bytes
     } else if (stored === null && parts.headLength !== undefined && request.raw.method === 'HEAD') {
@@ -51,7 +51,7 @@ export async function writeThroughReply (
       payload = started
     } else {
       const body = response.body
-      if (body !== null && !hasNoBody(status)) payload = framed ? body : await bufferIfComplete(body)
+      if (body !== null && !isNullBodyStatus(status)) payload = framed ? body : await bufferIfComplete(body)
       else if (body !== null) await body.cancel()
     }
   }
@@ -59,7 +59,7 @@ export async function writeThroughReply (
   // A custom reason phrase (Response's statusText) is kept on HTTP/1;
   // HTTP/2 has none.
   const statusText = response.statusText
-  const reason = !http2 && statusText !== '' && statusText !== STATUS_CODES[status] ? statusText : ''
+  const reason = !http2 && isCustomStatusText(status, statusText) ? statusText : ''
   return send(reply, payload, reason)
 }
 
@@ -77,7 +77,3 @@ function streamOf (bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({ start (controller) { controller.enqueue(bytes); controller.close() } })
 }
 
-/** 1xx, 204, 205 and 304 carry no body. */
-export function hasNoBody (status: number): boolean {
-  return status < 200 || status === 204 || status === 205 || status === 304
-}

@@ -1,0 +1,68 @@
+import type { ServerResponse } from 'node:http'
+import { findSymbol } from './find-symbol.js'
+
+// Node's ServerResponse internals (lib/_http_outgoing.js), checked on Node
+// 20.20, 22.23, 24.22 and 26.12. Each function below falls back to the
+// slower public behaviour when a field is missing or has another shape.
+interface NodeOutgoing {
+  /** null by default; a number makes `_storeHeader` write `Content-Length: N` itself. */
+  _contentLength: number | null
+  /** false for HEAD, and once writeHead saw 204 or 304. */
+  _hasBody: boolean
+  /** true once the caller removed Content-Length. */
+  _removedContLen: boolean
+  /** false for HTTP/1.0 without `TE: chunked`: no chunked framing is possible. */
+  useChunkedEncodingByDefault: boolean
+  statusMessage: string | undefined
+}
+
+/**
+ * Has Node write `Content-Length: length` itself when the head goes out, so
+ * the caller's header record is passed to writeHead as it is, never copied
+ * or mutated. Only where Node would otherwise pick the framing on its own
+ * (a body is allowed, chunking is possible, nobody set or removed a length);
+ * false otherwise, and the caller adds the header. If Node renamed
+ * `_contentLength`, it reads undefined, not null: false, and every length is
+ * explicit (slower, never wrong).
+ */
+export function presetContentLength (raw: ServerResponse, length: number): boolean {
+  const out = raw as unknown as NodeOutgoing
+  if (out._contentLength !== null || !out._hasBody || !out.useChunkedEncodingByDefault || out._removedContLen) return false
+  out._contentLength = length
+  return true
+}
+
+/**
+ * After writeHead threw: writeHead sets statusMessage before it validates,
+ * and a preset length would frame the 500 that follows with the failed
+ * body's length, desynchronizing a keep-alive connection.
+ */
+export function forgetFailedHead (raw: ServerResponse): void {
+  const out = raw as unknown as NodeOutgoing
+  if (out._contentLength !== undefined) out._contentLength = null
+  out.statusMessage = undefined
+}
+
+/**
+ * Whether the response can be framed with chunks (false for an HTTP/1.0
+ * client without `TE: chunked`). Missing field: assumed false, so streams
+ * and trailers take reply.send, which frames them itself.
+ */
+export function canChunk (raw: object): boolean {
+  return (raw as Partial<NodeOutgoing>).useChunkedEncodingByDefault === true
+}
+
+/**
+ * Whether anything was set on the raw response with setHeader() (a plugin
+ * that bypasses reply.header(), for one). Node keeps those headers under a
+ * private symbol described 'kOutHeaders', null until the first setHeader:
+ * reading it saves a getHeaderNames() call on every request. Without the
+ * symbol, getHeaderNames() answers.
+ */
+export function hasRawHeaders (raw: ServerResponse): boolean {
+  kOutHeaders ??= findSymbol(raw, 'kOutHeaders')
+  if (kOutHeaders === null) return raw.getHeaderNames().length > 0
+  return (raw as unknown as Record<symbol, object | null | undefined>)[kOutHeaders] != null
+}
+
+let kOutHeaders: symbol | null | undefined

@@ -1,0 +1,97 @@
+import { Buffer } from 'node:buffer'
+import { ServerResponse } from 'node:http'
+import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
+import { hasOnSendHooks } from '../internals/fastify.js'
+import { canChunk } from '../internals/node.js'
+import { claimBody, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
+import { bufferIfComplete } from './complete-body.js'
+import { writeFast } from './fast-writer.js'
+import { isCustomStatusText, outgoingHeaders } from './head.js'
+import type { SendReason } from './reasons.js'
+import { writeThroughReply } from './send-writer.js'
+import { writeStream } from './stream-writer.js'
+
+/**
+ * The one place that decides how the app's Response goes out:
+ * - the fast writer: a stored body (a lightweight Response nobody
+ *   materialized, or a native body that turned out to be complete), one
+ *   writeHead and one end on the raw HTTP/1 response, Node writing the length;
+ * - the stream writer: a native body that is a live stream, piped to the raw
+ *   HTTP/1 response with backpressure;
+ * - `reply.send`, whenever a guard fails; the guard names itself (SendReason).
+ * Each guard is checked once, here or in outgoingHeaders. Returns undefined
+ * when one of our writers sent the response (the handler then returns nothing
+ * to Fastify, as a hijacked route does), or a promise.
+ */
+export function writeResponse (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> | undefined {
+  const parts = responseParts(response)
+  if (parts === undefined) {
+    if (response.bodyUsed) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
+    const refused = replyGuard(reply)
+    if (refused !== undefined) return viaReply(refused, request, reply, response, undefined)
+    return writeNative(request, reply, response)
+  }
+  // A body shared with copies (or this same response sent before) goes out once.
+  if (parts.body !== null && !claimBody(response)) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
+  const head = replyGuard(reply) ?? outgoingHeaders(reply, parts, false)
+  if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
+  writeFast(reply, parts, head, request.raw.method ?? 'GET')
+  return undefined
+}
+
+/** What rules out both of our writers, whatever the response. */
+function replyGuard (reply: FastifyReply): SendReason | undefined {
+  // onSend hooks only run through reply.send.
+  if (hasOnSendHooks(reply)) return 'onSend hooks in scope'
+  const raw = reply.raw
+  // HTTP/2 has none of Node's HTTP/1 fields and forbids some headers: reply.send copes.
+  if (!(raw instanceof ServerResponse)) return 'HTTP/2'
+  if (raw.headersSent) return 'headers already sent'
+  return undefined
+}
+
+/**
+ * A native (or materialized) Response: a body that turns out to be complete
+ * goes out through the fast writer with its length; a live stream through
+ * the stream writer.
+ */
+async function writeNative (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> {
+  const status = response.status
+  const body = response.body
+  const refused = body === null || isNullBodyStatus(status)
+    ? 'no body to stream'
+    : !canChunk(reply.raw)
+        ? 'no chunked framing (HTTP/1.0)'
+        : request.raw.method === 'HEAD'
+          ? 'HEAD answered with a stream'
+          : isCustomStatusText(status, response.statusText) ? 'custom statusText' : undefined
+  if (refused !== undefined) return viaReply(refused, request, reply, response, undefined)
+
+  const headers = response.headers
+  const asStream: ResponseParts = { status, body: null, init: undefined, headers, headLength: undefined }
+  // Framed by the app as chunked: a stream, whatever it holds.
+  const payload = headers.has('transfer-encoding') ? body! : await bufferIfComplete(body!)
+  if (Buffer.isBuffer(payload)) {
+    // Complete: from here on it is a stored body like a lightweight response's.
+    const parts: ResponseParts = { status, body: payload, init: undefined, headers, headLength: undefined }
+    const head = outgoingHeaders(reply, parts, false)
+    if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
+    writeFast(reply, parts, head, request.raw.method ?? 'GET')
+    return undefined
+  }
+  const head = outgoingHeaders(reply, asStream, true)
+  if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload === body ? undefined : payload)
+  await writeStream(reply, status, head, payload)
+  return undefined
+}
+
+function viaReply (
+  reason: SendReason,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+  parts: ResponseParts | undefined,
+  started?: ReadableStream<Uint8Array>
+): Promise<FastifyReply> {
+  return writeThroughReply(request, reply, response, parts, started)
+}
