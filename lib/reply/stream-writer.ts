@@ -1,22 +1,34 @@
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply } from 'fastify'
 import { forgetFailedHead } from '../internals/node.js'
+import { clientGone } from '../web/client-abort.js'
+import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
 import type { HeadLines } from './head.js'
 
 /**
  * Streams a body straight to the raw HTTP/1 response (chunked by Node), as
  * reply.send would through its web-stream pump, but without that pump's
- * extra layer per chunk: SSE and other streams cost less per event. The
- * first chunk is read before the head is written, so a stream that fails at
- * once still gets Fastify's 500; after the head, a failure destroys the
+ * extra layer per chunk: SSE and other streams cost less per event.
+ *
+ * The head goes out at once, as it does on @hono/node-server: with the first
+ * chunk when one is ready, else flushed on its own, so that an EventSource
+ * opens and a proxy's first-byte timer stops even when the first event is
+ * seconds away. (What the stream had ready, or an error it already had, was
+ * read before: see complete-body.ts.) After the head, a failure destroys the
  * connection, so the client sees a truncated body, never a complete-looking
- * one. Writes wait for 'drain' (backpressure), and a client that goes away
- * cancels the stream, so Hono's onAbort runs.
+ * one. Writes wait for 'drain' (backpressure). A client that goes away, at
+ * any moment, even before the head, cancels the stream, so Hono's onAbort
+ * runs and the handler finishes; Fastify then runs its onRequestAbort hooks,
+ * as for any route whose client left.
  */
-export async function writeStream (reply: FastifyReply, status: number, headers: HeadLines, body: ReadableStream<Uint8Array>): Promise<void> {
+export async function writeStream (reply: FastifyReply, status: number, headers: HeadLines, body: StartedBody): Promise<void> {
   const raw = reply.raw as ServerResponse
-  const reader = body.getReader()
-  let result = await reader.read()
+  const reader = body.reader
+  if (clientGone(reply.request.raw, raw)) {
+    reply.hijack()
+    await reader.cancel().catch(() => {})
+    return
+  }
   try {
     raw.writeHead(status, headers as OutgoingHttpHeaders)
   } catch (err) {
@@ -37,18 +49,28 @@ export async function writeStream (reply: FastifyReply, status: number, headers:
   raw.on('close', onClose)
   raw.on('drain', onDrain)
   try {
+    let next = readNext(body)
+    let result = await readyOrUndefined(next)
+    if (result === undefined) {
+      // Nothing ready: the head goes out alone, now.
+      raw.flushHeaders()
+      result = await next
+    }
     while (!result.done && !closed) {
       if (!raw.write(result.value) && !closed) {
         await new Promise<void>((resolve) => { wake = resolve })
         wake = undefined
       }
       if (closed) break
-      result = await reader.read()
+      next = readNext(body)
+      result = await next
     }
     if (!closed) raw.end()
   } catch (err) {
-    reply.log.warn({ err }, 'response stream failed after its headers were sent')
-    raw.destroy(err as Error)
+    if (!closed) {
+      reply.log.warn({ err }, 'response stream failed after its headers were sent')
+      raw.destroy(err as Error)
+    }
   } finally {
     raw.off('close', onClose)
     raw.off('drain', onDrain)

@@ -4,7 +4,7 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasOnSendHooks } from '../internals/fastify.js'
 import { canChunk } from '../internals/node.js'
 import { claimBody, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
-import { bufferIfComplete } from './complete-body.js'
+import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeFast } from './fast-writer.js'
 import { isCustomStatusText, outgoingHeaders } from './head.js'
 import type { SendReason } from './reasons.js'
@@ -70,7 +70,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
   const headers = response.headers
   const asStream: ResponseParts = { status, body: null, init: undefined, headers, headLength: undefined }
   // Framed by the app as chunked: a stream, whatever it holds.
-  const payload = headers.has('transfer-encoding') ? body! : await bufferIfComplete(body!)
+  const payload = headers.has('transfer-encoding') ? await readAvailable(body!) : await bufferIfComplete(body!)
   if (Buffer.isBuffer(payload)) {
     // Complete: from here on it is a stored body like a lightweight response's.
     const parts: ResponseParts = { status, body: payload, init: undefined, headers, headLength: undefined }
@@ -80,7 +80,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
     return undefined
   }
   const head = outgoingHeaders(reply, asStream, true)
-  if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload === body ? undefined : payload)
+  if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload)
   await writeStream(reply, status, head, payload)
   return undefined
 }
@@ -91,7 +91,7 @@ function viaReply (
   reply: FastifyReply,
   response: Response,
   parts: ResponseParts | undefined,
-  started?: ReadableStream<Uint8Array>
+  started?: StartedBody
 ): Promise<FastifyReply> {
   return writeThroughReply(request, reply, response, parts, started)
 }

@@ -14,7 +14,7 @@ type Incoming = IncomingMessage | Http2ServerRequest
  */
 export function clientAbortSignal (incoming: Incoming, outgoing: Outgoing): AbortSignal {
   const controller = new AbortController()
-  if (closedEarly(incoming, outgoing)) {
+  if (clientGone(incoming, outgoing)) {
     controller.abort()
   } else {
     outgoing.once('close', () => { if (!outgoing.writableFinished) controller.abort() })
@@ -23,7 +23,7 @@ export function clientAbortSignal (incoming: Incoming, outgoing: Outgoing): Abor
 }
 
 /** The response is gone without having finished: the client disconnected. */
-function closedEarly (incoming: Incoming, outgoing: Outgoing): boolean {
+export function clientGone (incoming: Incoming, outgoing: Outgoing): boolean {
   if (outgoing.writableFinished) return false
   if (outgoing.destroyed) return true
   const stream = (incoming as Http2ServerRequest).stream as { destroyed?: boolean } | undefined
