@@ -35,6 +35,7 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   if (parts.body !== null && !claimBody(response)) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
   const head = replyGuard(reply) ?? outgoingHeaders(reply, parts, false)
   if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
+  wentOut(reply, 'fast writer')
   writeFast(reply, parts, head, request.raw.method ?? 'GET')
   return undefined
 }
@@ -76,11 +77,13 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
     const parts: ResponseParts = { status, body: payload, init: undefined, headers, headLength: undefined }
     const head = outgoingHeaders(reply, parts, false)
     if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
+    wentOut(reply, 'fast writer')
     writeFast(reply, parts, head, request.raw.method ?? 'GET')
     return undefined
   }
   const head = outgoingHeaders(reply, asStream, true)
   if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload)
+  wentOut(reply, 'stream writer')
   await writeStream(reply, status, head, payload)
   return undefined
 }
@@ -93,5 +96,21 @@ function viaReply (
   parts: ResponseParts | undefined,
   started?: StartedBody
 ): Promise<FastifyReply> {
+  wentOut(reply, 'reply.send', reason)
   return writeThroughReply(request, reply, response, parts, started)
+}
+
+type Way = 'fast writer' | 'stream writer' | 'reply.send'
+
+/**
+ * At Fastify's `debug` log level, one line per response: which way it went
+ * and, for reply.send, the guard that sent it there. Nothing at `info`, and
+ * no object is built unless the level is on (pino's isLevelEnabled; a
+ * logger without it is never asked).
+ */
+function wentOut (reply: FastifyReply, way: Way, guard?: SendReason): void {
+  const log = reply.log as FastifyReply['log'] & { isLevelEnabled?: (level: string) => boolean }
+  if (log.isLevelEnabled?.('debug') !== true) return
+  if (guard === undefined) log.debug({ wayOut: way }, `fastify-hono: ${way}`)
+  else log.debug({ wayOut: way, guard }, `fastify-hono: ${way}, because of ${guard}`)
 }
