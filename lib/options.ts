@@ -1,6 +1,6 @@
 import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
-import { isHonoApp } from './not-found.js'
+import { isHonoApp } from './app-view.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */

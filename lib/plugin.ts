@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
-import { wasUnmatched, withUnmatchedMarker } from './not-found.js'
+import { mountView, wasUnmatched } from './app-view.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { writeResponse } from './reply/way-out.js'
@@ -21,7 +21,7 @@ import { isResponse } from './web/response.js'
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
   const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, ...resolved } = resolveOptions(options)
-  const app = notFound === 'fastify' ? withUnmatchedMarker(resolved.app) : resolved.app
+  const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
   const mount = createMount(fastify.prefix, stripPrefix)
