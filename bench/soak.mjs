@@ -278,10 +278,12 @@ async function main () {
     const started = process.hrtime.bigint()
     for (let round = 0; round < options.rounds; round++) {
       const amount = Math.floor(options.requests / options.rounds) + (round < options.requests % options.rounds ? 1 : 0)
-      let loading = true
-      const probing = (async () => { while (loading) { await probe.check(); await sleep(250) } })()
+      // A property rather than a local: the probing loop reads a flag that
+      // this function changes once the load is done.
+      const state = { loading: true }
+      const probing = (async () => { while (state.loading) { await probe.check(); await sleep(250) } })()
       const result = await load(autocannon, port, sequence, amount, options.connections, mix)
-      loading = false
+      state.loading = false
       await probing
       totals.requests += result.requests.total
       totals.ok += result['2xx']

@@ -1,19 +1,37 @@
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { FastifyHonoBindings as Bindings, FetchApp as App } from './bindings.js'
+import type { FastifyHonoOptions as Options } from './options.js'
 import { fastifyHonoPlugin } from './plugin.js'
 
 /** The Fastify plugin that serves a Hono app (or any fetch app) under a prefix. */
-const fastifyHono = fp(fastifyHonoPlugin, {
+function fastifyHono (fastify: FastifyInstance, options: Options): Promise<void> {
+  return fastifyHonoPlugin(fastify, options)
+}
+
+// fastify-plugin marks the function itself and sets its `default` and
+// `fastifyHono` properties, which the namespace below declares.
+fp(fastifyHono, {
   fastify: '5.x',
   name: 'fastify-hono',
   // Keep the scope: the prefix applies and the passthrough body parser stays inside it.
   encapsulate: true
 })
 
-export default fastifyHono
-export { fastifyHono }
-export type { FastifyHonoBindings, FetchApp } from './bindings.js'
-export type { FastifyHonoOptions } from './options.js'
+type FastifyHonoPlugin = typeof fastifyHono
 
-// require('fastify-hono') returns the plugin itself, as with @fastify/* plugins;
-// fastify-plugin has already set its `default` and `fastifyHono` properties.
-module.exports = fastifyHono
+// Declared, not emitted: the types, and the properties fastify-plugin set.
+// With `export =` below, the declarations take the shape of the @fastify/*
+// plugins' (a function and a namespace of the same name), which every
+// import form understands: `import x = require()`, `require()`, and default
+// or named imports.
+declare namespace fastifyHono {
+  export type FastifyHonoOptions = Options
+  export type FastifyHonoBindings = Bindings
+  export type FetchApp = App
+  export const fastifyHono: FastifyHonoPlugin
+  export { fastifyHono as default }
+}
+
+// require('fastify-hono') returns the plugin itself, as with @fastify/* plugins.
+export = fastifyHono

@@ -2,6 +2,7 @@
 // the real packages, real sockets. Each test backs one row of
 // the README's Compatibility section.
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { gunzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
@@ -138,7 +139,7 @@ t.test('secureHeaders: its headers from the app; beside @fastify/helmet, the app
 t.test('logger: prints one line in, one line out, with the path as the app sees it (prefix stripped)', async (t) => {
   const lines: string[] = []
   const app = new Hono<Env>()
-  app.use('*', logger((line: string) => { lines.push(line.replace(/\x1b\[\d+m/g, '')) }))
+  app.use('*', logger((line: string) => { lines.push(stripVTControlCharacters(line)) }))
   app.get('/things/:id', (c) => c.text(c.req.param('id')))
   const base = await serve(t, app, { prefix: '/api/v2' })
 
@@ -205,7 +206,6 @@ t.test('bodyLimit: the app\'s limit below the mount\'s; above the mount\'s bodyL
   t.equal(res.status, 413, 'chunked over the mount\'s limit: Fastify\'s 413 too')
   t.match(JSON.parse(res.body.toString()), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' })
 })
-
 
 t.test('bodyLimit: the connection after the app\'s 413', async (t) => {
   const app = new Hono<Env>()

@@ -146,7 +146,7 @@ test('the copy hook returns a sharing copy, or declines', async (t) => {
   t.equal(hook(new Sub('s')), undefined, 'declines a subclass')
   t.equal(hook(new Response(new Uint8Array([1]))), undefined, 'declines a mutable byte body')
   const observed = new Response('o')
-  void observed.body
+  t.ok(observed.body, 'reading .body observes it')
   t.equal(hook(observed), undefined, 'declines an observed body')
   t.equal(hook(new Response('n', { statusText: 'Custom' })), undefined, 'declines a custom statusText (a native response)')
   t.equal(hook(new NativeResponse('n')), undefined, 'declines a native response')

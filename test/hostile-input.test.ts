@@ -816,7 +816,6 @@ const FAILURE_KINDS: Record<string, string> = {
   'keep-alive-after-413': '413 for an oversized body that keeps the connection open'
 }
 
-
 test('a hostile-input corpus: no crash, no 5xx, refusals are 4xx, no desynchronized connection', async (t) => {
   const server = Fastify({ logger: false })
   server.get('/health', async () => 'ok')

@@ -128,7 +128,7 @@ test('request headers reach the app unchanged, duplicates included', async (t) =
   await server.register(fastifyHono, { app, prefix: '/v2' })
   t.teardown(() => server.close())
   const { port } = await listen(server)
-  const wire = await rawExchange(port, `GET /v2 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nX-Custom: Value With Spaces\r\nX-Multi: one\r\nX-Multi: two\r\nCookie: a=1\r\nConnection: close\r\n\r\n`)
+  const wire = await rawExchange(port, 'GET /v2 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nX-Custom: Value With Spaces\r\nX-Multi: one\r\nX-Multi: two\r\nCookie: a=1\r\nConnection: close\r\n\r\n')
   const [res] = parseResponses(wire, ['GET'])
   t.same(JSON.parse(res.body), { accept: 'text/html', custom: 'Value With Spaces', multi: 'one, two', cookie: 'a=1' })
 })

@@ -9,6 +9,9 @@ import { zValidator } from '@hono/zod-validator'
 import { z } from 'zod'
 import fastifyHono, { type FastifyHonoBindings } from 'fastify-hono'
 
+// Marks values as used; the checks are the annotations where they are declared.
+function use (...values: unknown[]): void {}
+
 const newTodo = z.object({ title: z.string().min(1), done: z.boolean().optional() })
 
 // Chained, so that `typeof app` carries every route's schema.
@@ -38,29 +41,27 @@ export async function typedCalls (): Promise<void> {
   const listed = await list.json()
   const firstTitle: string = listed.todos[0].title
   const requestId: string = listed.requestId
-  void firstTitle
-  void requestId
+  use(firstTitle, requestId)
 
   const created = await client.todos.$post({ json: { title: 'write the docs' } })
   if (created.status === 201) {
     const todo = await created.json()
     const id: number = todo.id
     const done: boolean = todo.done
-    void id
-    void done
+    use(id, done)
   }
 
   const one = await client.todos[':id'].$get({ param: { id: '1' } })
   if (one.ok) {
     const todo = await one.json()
     const title: string = todo.title
-    void title
+    use(title)
     // @ts-expect-error: a 200 from this route has no `error`
-    void todo.error
+    use(todo.error)
   } else {
     const failed = await one.json()
     const error: string = failed.error
-    void error
+    use(error)
   }
 
   // @ts-expect-error: the body is validated: title must be a string
@@ -77,21 +78,21 @@ export async function typedCalls (): Promise<void> {
 
 // The URL helper resolves against the base URL, prefix included.
 const url: URL = client.todos[':id'].$url({ param: { id: '7' } })
-void url
+use(url)
 
 // Request and response types can be inferred from the client.
 type CreateInput = InferRequestType<typeof client.todos.$post>['json']
 const input: CreateInput = { title: 'inferred' }
-void input
+use(input)
 // @ts-expect-error: `title` is required in the inferred input
 const missing: CreateInput = { done: true }
-void missing
+use(missing)
 type Created = InferResponseType<typeof client.todos.$post, 201>
 const created: Created = { id: 1, title: 'x', done: true }
-void created
+use(created)
 
 // The same app type describes the mount, whatever the prefix: a client built
 // without the prefix compiles too, but calls the wrong URLs at run time, so
 // the prefix belongs in the base URL.
 const wrongBase = hc<typeof app>('http://host')
-void wrongBase
+use(wrongBase)

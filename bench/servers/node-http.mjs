@@ -62,7 +62,6 @@ function sse (res) {
   res.end()
 }
 
-
 export async function createServer () {
   return http.createServer(handle)
 }
