@@ -23,10 +23,13 @@ interface Observed {
   response: number
 }
 
-/** A server whose apps record what they and Fastify's hooks saw. */
-async function serve (t: Tap.Test, app: Hono, options: { http2?: boolean, hooks?: boolean } = {}): Promise<{ server: FastifyInstance, port: number, base: string, seen: Observed }> {
-  const seen: Observed = { onAbort: 0, callbackDone: 0, requestAbort: 0, response: 0 }
-  const server = options.http2 === true ? Fastify({ http2: true }) as unknown as FastifyInstance : Fastify()
+function observed (): Observed {
+  return { onAbort: 0, callbackDone: 0, requestAbort: 0, response: 0 }
+}
+
+/** A server whose Fastify hooks count into `seen`. */
+async function serve (t: Tap.Test, app: Hono, seen: Observed = observed()): Promise<{ server: FastifyInstance, port: number, base: string, seen: Observed }> {
+  const server = Fastify()
   server.addHook('onRequestAbort', async (request) => { seen.requestAbort++ })
   server.addHook('onResponse', async () => { seen.response++ })
   await server.register(fastifyHono, { app, prefix: '/s' })
@@ -55,24 +58,23 @@ async function until (check: () => boolean, ms = 3000): Promise<boolean> {
   return true
 }
 
-function sseApp (seen: () => Observed, firstEventAfter: number, returnAfter = 0): Hono {
+function sseApp (seen: Observed, firstEventAfter: number, returnAfter = 0): Hono {
   const app = new Hono()
   app.get('/sse', async (c) => {
     if (returnAfter > 0) await delay(returnAfter)
     return streamSSE(c, async (stream) => {
-      stream.onAbort(() => { seen().onAbort++ })
+      stream.onAbort(() => { seen.onAbort++ })
       await stream.sleep(firstEventAfter)
       if (!stream.aborted) await stream.writeSSE({ data: 'first' })
-      seen().callbackDone++
+      seen.callbackDone++
     })
   })
   return app
 }
 
 test('SSE: the head goes out as soon as the app returns, not with the first event', async (t) => {
-  let seen!: Observed
-  const served = await serve(t, sseApp(() => seen, 1500))
-  seen = served.seen
+  const seen = observed()
+  const served = await serve(t, sseApp(seen, 1500), seen)
   const { socket, sentAt, firstByte } = await rawGet(served.port, '/s/sse')
   const first = await firstByte
   t.ok(first.at - sentAt < 700, `the head arrived after ${first.at - sentAt} ms (the first event comes after 1500 ms)`)
@@ -121,10 +123,9 @@ test('a short stream that is ready at once still gets a Content-Length, and one 
 
 for (const stage of ['before the head', 'before the first chunk'] as const) {
   test(`the client leaves ${stage}: the stream is cancelled, onAbort runs, the handler finishes, onRequestAbort runs once`, async (t) => {
-    let seen!: Observed
+    const seen = observed()
     // Before the head: the app takes 400 ms to return the Response, and the client leaves at 100 ms.
-    const served = await serve(t, sseApp(() => seen, 1000, stage === 'before the head' ? 400 : 0))
-    seen = served.seen
+    const served = await serve(t, sseApp(seen, 1000, stage === 'before the head' ? 400 : 0), seen)
     const { socket, firstByte } = await rawGet(served.port, '/s/sse')
     if (stage === 'before the head') await delay(100)
     else await firstByte
@@ -138,7 +139,7 @@ for (const stage of ['before the head', 'before the first chunk'] as const) {
 }
 
 test('the client leaves mid-stream: the same, once each', async (t) => {
-  let seen!: Observed
+  const seen = observed()
   const app = new Hono()
   app.get('/sse', (c) => streamSSE(c, async (stream) => {
     stream.onAbort(() => { seen.onAbort++ })
@@ -148,8 +149,7 @@ test('the client leaves mid-stream: the same, once each', async (t) => {
     }
     seen.callbackDone++
   }))
-  const served = await serve(t, app)
-  seen = served.seen
+  const served = await serve(t, app, seen)
   const { socket, firstByte } = await rawGet(served.port, '/s/sse')
   await firstByte
   await delay(50)

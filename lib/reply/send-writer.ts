@@ -112,5 +112,3 @@ function send (reply: FastifyReply, payload: Buffer | ReadableStream<Uint8Array>
 function streamOf (bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({ start (controller) { controller.enqueue(bytes); controller.close() } })
 }
-
-

@@ -56,7 +56,8 @@ export async function writeStream (reply: FastifyReply, status: number, headers:
       raw.flushHeaders()
       result = await next
     }
-    while (!result.done && !closed) {
+    while (!result.done) {
+      if (closed) break
       if (!raw.write(result.value) && !closed) {
         await new Promise<void>((resolve) => { wake = resolve })
         wake = undefined

@@ -31,7 +31,7 @@ const UNREAD: string[] = Object.freeze([]) as unknown as string[]
 /** Token characters (RFC 9110), the only ones a header name may have. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** What a value may not contain once its surrounding whitespace is removed. */
-// eslint-disable-next-line no-control-regex
+
 const FORBIDDEN_IN_VALUE = /[\0\r\n]/
 /** A character above 0xFF: not a ByteString. */
 const NOT_BYTE = /[^\0-\xff]/

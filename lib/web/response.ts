@@ -131,6 +131,7 @@ export class LightweightResponse {
     const group = self[kGroup]
     return group !== undefined && isUsed(group)
   }
+
   text (): Promise<string> { return materialize(this).text() }
   json (): Promise<any> { return materialize(this).json() }
   arrayBuffer (): Promise<ArrayBuffer> { return materialize(this).arrayBuffer() }
