@@ -7,7 +7,7 @@ export const cases = [
   { id: 'json', label: 'c.json()', method: 'GET', path: `${PREFIX}/json` },
   { id: 'headers', label: '8 headers', method: 'GET', path: `${PREFIX}/headers` },
   // The same parameter route without and with cors() plus a c.header() after
-  // next(): what Hono's response copying costs (issue: at most 1.10×).
+  // next(): what Hono's response copying costs (target: at most 1.10×).
   { id: 'param', label: 'param route', method: 'GET', path: `${PREFIX}/bare/users/7` },
   { id: 'middleware', label: 'param + cors + header', method: 'GET', path: `${PREFIX}/api/users/7` },
   { id: 'mixed', label: 'mixed traffic', method: 'GET', path: `${PREFIX}/api/users/1`, mixed: true },

@@ -68,7 +68,7 @@ function pipelineTable (results, summary) {
 /**
  * What Hono's response copying costs each variant: the middleware case's CPU
  * per request over the param case's (the same route without middleware), in
- * the same round, median (min–max) over rounds. Issue #5's target is
+ * the same round, median (min–max) over rounds. The project's target is
  * fastify-hono at 1.10× or less.
  */
 function middlewareCost (results) {

@@ -1,4 +1,4 @@
-// The issues' CPU targets, measured by paired alternation:
+// The project's CPU targets, measured by paired alternation:
 // `node bench/targets.mjs [--iterations=20] [--window=0.3]`.
 //
 // bench/run.mjs starts fresh servers every round and measures each variant
@@ -21,31 +21,31 @@ import { referenceVariants } from './variants.mjs'
 
 /**
  * Each target: the ratio of two cells' CPU per request (`over` ÷ `under`,
- * both [variant, case]) and the bound it must meet. The issues' wording:
- * #4 "c.text() ... at most 1.05× ... a plain Fastify route ..., and no more
- * than reply.hijack() plus @hono/node-server's getRequestListener";
- * "c.json() likewise"; #5 "cors() plus ... c.header() after next() costs at
- * most 1.10× ... the same route without middleware"; "in the mixed-traffic
- * case, fastify-hono is ahead of @hono/node-server standalone by at least"
- * the +65% the draft upstream change reported. Rows without a bound are
+ * both [variant, case]) and the bound it must meet, by group: `route` (the
+ * cost of a mounted c.text() or c.json() route against a plain Fastify route
+ * and against reply.hijack() plus @hono/node-server's listener) and
+ * `middleware` (cors() plus c.header() after next() against the same route
+ * without middleware, and mixed traffic against @hono/node-server
+ * standalone, whose bound is the +65% a draft upstream change to
+ * @hono/node-server reported for itself). Rows without a bound are
  * references, printed for comparison.
  */
 const TARGETS = [
-  { id: 'text-vs-fastify', issue: 4, label: 'c.text(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'text'], under: ['fastify', 'text'], max: 1.05 },
-  { id: 'text-vs-hijack', issue: 4, label: 'c.text(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'text'], under: ['hijack', 'text'], max: 1.00 },
-  { id: 'json-vs-fastify', issue: 4, label: 'c.json(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'json'], under: ['fastify', 'json'], max: 1.05 },
-  { id: 'json-vs-hijack', issue: 4, label: 'c.json(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'json'], under: ['hijack', 'json'], max: 1.00 },
+  { id: 'text-vs-fastify', group: 'route', label: 'c.text(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'text'], under: ['fastify', 'text'], max: 1.05 },
+  { id: 'text-vs-hijack', group: 'route', label: 'c.text(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'text'], under: ['hijack', 'text'], max: 1.00 },
+  { id: 'json-vs-fastify', group: 'route', label: 'c.json(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'json'], under: ['fastify', 'json'], max: 1.05 },
+  { id: 'json-vs-hijack', group: 'route', label: 'c.json(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'json'], under: ['hijack', 'json'], max: 1.00 },
   // No bound: the same two ratios with the plugin around a bare fetch() that
   // builds the same Responses with no Hono in between: the plugin's own share.
-  { id: 'text-bare', issue: 4, label: 'reference: c.text()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'text'], under: ['fastify', 'text'] },
-  { id: 'json-bare', issue: 4, label: 'reference: c.json()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'json'], under: ['fastify', 'json'] },
-  { id: 'middleware', issue: 5, label: 'cors() + c.header(): middleware route ÷ param route', over: ['fastify-hono', 'middleware'], under: ['fastify-hono', 'param'], max: 1.10 },
-  { id: 'mixed', issue: 5, label: 'mixed traffic: @hono/node-server ÷ fastify-hono', over: ['node-server', 'mixed'], under: ['fastify-hono', 'mixed'], min: 1.65 },
+  { id: 'text-bare', group: 'route', label: 'reference: c.text()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'text'], under: ['fastify', 'text'] },
+  { id: 'json-bare', group: 'route', label: 'reference: c.json()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'json'], under: ['fastify', 'json'] },
+  { id: 'middleware', group: 'middleware', label: 'cors() + c.header(): middleware route ÷ param route', over: ['fastify-hono', 'middleware'], under: ['fastify-hono', 'param'], max: 1.10 },
+  { id: 'mixed', group: 'middleware', label: 'mixed traffic: @hono/node-server ÷ fastify-hono', over: ['node-server', 'mixed'], under: ['fastify-hono', 'mixed'], min: 1.65 },
   // No bound: the same middleware ratio where this plugin does not run, to
   // show how much of it is Hono's own (cors(), compose, the app's middleware).
-  { id: 'middleware-node-server', issue: 5, label: 'reference: the same ratio on @hono/node-server', over: ['node-server', 'middleware'], under: ['node-server', 'param'] },
-  { id: 'middleware-hijack', issue: 5, label: 'reference: the same ratio on hijack + getRequestListener', over: ['hijack', 'middleware'], under: ['hijack', 'param'] },
-  { id: 'middleware-fastify', issue: 5, label: 'reference: plain Fastify, an onRequest and an onSend hook ÷ none', over: ['fastify', 'middleware'], under: ['fastify', 'param'] }
+  { id: 'middleware-node-server', group: 'middleware', label: 'reference: the same ratio on @hono/node-server', over: ['node-server', 'middleware'], under: ['node-server', 'param'] },
+  { id: 'middleware-hijack', group: 'middleware', label: 'reference: the same ratio on hijack + getRequestListener', over: ['hijack', 'middleware'], under: ['hijack', 'param'] },
+  { id: 'middleware-fastify', group: 'middleware', label: 'reference: plain Fastify, an onRequest and an onSend hook ÷ none', over: ['fastify', 'middleware'], under: ['fastify', 'param'] }
 ]
 
 const { values: args } = parseArgs({
@@ -137,11 +137,11 @@ try {
   const cpu = Object.fromEntries([...samples].map(([key, values]) => [key, quantile([...values].sort((a, b) => a - b), 0.5)]))
 
   console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows, ${((Date.now() - started) / 1000).toFixed(0)} s`)
-  console.log('\n| issue | target | median (middle half) | bound | met |\n| --- | --- | ---: | ---: | --- |')
+  console.log('\n| group | target | median (middle half) | bound | met |\n| --- | --- | ---: | ---: | --- |')
   for (const r of results) {
     const bound = r.max !== undefined ? `≤ ${r.max.toFixed(2)}×` : r.min !== undefined ? `≥ ${r.min.toFixed(2)}×` : '—'
     const met = r.met === undefined ? '—' : r.met ? 'yes' : 'no'
-    console.log(`| #${r.issue} | ${r.label} | ${r.median.toFixed(3)}× (${r.q1.toFixed(3)}–${r.q3.toFixed(3)}) | ${bound} | ${met} |`)
+    console.log(`| ${r.group} | ${r.label} | ${r.median.toFixed(3)}× (${r.q1.toFixed(3)}–${r.q3.toFixed(3)}) | ${bound} | ${met} |`)
   }
   console.log('\nCPU µs per request, median: ' + Object.entries(cpu).map(([key, value]) => `${key} ${value.toFixed(1)}`).join(' · '))
   const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)

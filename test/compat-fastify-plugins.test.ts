@@ -1,5 +1,5 @@
 // Fastify plugins around a mounted Hono app: the real packages, real
-// sockets. Each test backs one row of the README's Compatibility section.
+// sockets. Each test backs one row of docs/compatibility.md.
 import { gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
 import Fastify from 'fastify'

@@ -1,6 +1,6 @@
 // Hono middleware inside a mounted app, and @hono/node-server's helpers:
 // the real packages, real sockets. Each test backs one row of
-// the README's Compatibility section.
+// docs/compatibility.md.
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { gunzipSync } from 'node:zlib'
