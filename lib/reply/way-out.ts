@@ -25,6 +25,13 @@ import { writeStream } from './stream-writer.js'
  */
 export function writeResponse (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> | undefined {
   const parts = responseParts(response)
+  if (writtenByTheApp(response, parts)) {
+    // The app wrote to c.env.outgoing itself: the reply is the app's, and
+    // Fastify's onResponse hooks and log run when it finishes.
+    wentOut(reply, 'the app itself')
+    reply.hijack()
+    return undefined
+  }
   if (parts === undefined) {
     if (response.bodyUsed) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
     const refused = replyGuard(reply)
@@ -38,6 +45,26 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   wentOut(reply, 'fast writer')
   writeFast(reply, parts, head, request.raw.method ?? 'GET')
   return undefined
+}
+
+/**
+ * The name of the header that marks @hono/node-server's RESPONSE_ALREADY_SENT
+ * (`@hono/node-server/utils/response`): a bodiless Response an app returns
+ * after writing the raw response itself.
+ */
+const ALREADY_SENT = 'x-hono-already-sent'
+
+/** Whether the response is such a marker. Only bodiless responses are looked at, without building their Headers. */
+function writtenByTheApp (response: Response, parts: ResponseParts | undefined): boolean {
+  if (parts === undefined) return response.body === null && response.headers.has(ALREADY_SENT)
+  if (parts.body !== null) return false
+  if (parts.headers !== undefined) return parts.headers.has(ALREADY_SENT)
+  const init = parts.init
+  if (init === undefined || init === null) return false
+  for (const name in init) {
+    if (name.length === ALREADY_SENT.length && name.toLowerCase() === ALREADY_SENT) return true
+  }
+  return false
 }
 
 /** What rules out both of our writers, whatever the response. */
@@ -100,7 +127,7 @@ function viaReply (
   return writeThroughReply(request, reply, response, parts, started)
 }
 
-type Way = 'fast writer' | 'stream writer' | 'reply.send'
+type Way = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itself'
 
 /**
  * At Fastify's `debug` log level, one line per response: which way it went
