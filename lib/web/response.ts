@@ -7,9 +7,16 @@
  * it, so those answers are a native Response's own. Other bodies (streams,
  * Blobs, FormData, …), a custom statusText and anything the native
  * constructor would reject or normalize go straight to a native Response.
+ *
+ * A Headers object given as `init.headers` in a plain init object is kept
+ * by reference, not copied, for stored and stream bodies: headers a Hono
+ * handler or middleware sets after building the body (`c.header()` after
+ * `c.body()`) still go out. docs/web-classes.md lists this and the other
+ * differences from the native class.
  */
 import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
+import { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
 
@@ -38,7 +45,7 @@ interface Lightweight {
   [kBody]: StoredBody
   /** What the handler passed as `init.headers` (a record or an array of pairs), never mutated. */
   [kHeadersInit]: HeadersRecord | Array<[string, string]> | undefined
-  /** The Headers object, once someone asked for it (or the handler passed one, copied). */
+  /** The Headers object: the one the handler passed (kept, not copied), or a copy of the init made when someone asked for it. */
   [kHeaders]: Headers | undefined
   /** The native Response, once materialized. */
   [kNative]: globalThis.Response | undefined
@@ -73,13 +80,16 @@ export class LightweightResponse {
       self[kGroup] = group
       self[kHeadLength] = undefined
       self[kHeadersInit] = undefined
-      self[kHeaders] = copyHeaders(headers)
+      self[kHeaders] = isKeptHeaders(headers, init) ? headers as Headers : copyHeaders(headers)
       return
     }
     const simple = isStoredBody(body) && (simpleInit || (body == null && isNullBodyInit(init)))
     if (!simple) {
       // The native constructor validates, normalizes or throws exactly as it should.
-      return wrapNative(new NativeResponse(realStream(body), init))
+      const nativeBody = realStream(body)
+      const native = new NativeResponse(nativeBody, init)
+      // A stream body adds no Content-Type: the handler's Headers object is all there is to keep.
+      return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined)
     }
     const self = this as unknown as Lightweight
     self[kStatus] = status ?? 200
@@ -89,7 +99,8 @@ export class LightweightResponse {
     self[kHeadLength] = body == null ? lengthOfStored(init) : undefined
     if (isHeadersObject(headers)) {
       self[kHeadersInit] = undefined
-      self[kHeaders] = withDefaultType(copyHeaders(headers), self[kBody])
+      // Kept as given, without the default Content-Type, which the writers add on the wire.
+      self[kHeaders] = isPlainInit(init) ? headers as Headers : withDefaultType(copyHeaders(headers), self[kBody])
     } else {
       self[kHeadersInit] = headers as HeadersRecord | Array<[string, string]> | undefined
       self[kHeaders] = undefined
@@ -145,9 +156,8 @@ export class LightweightResponse {
   clone (): globalThis.Response {
     const native = materialize(this)
     if (native.bodyUsed) return native.clone() // throws the native TypeError
-    const copy = wrapNative(native.clone()) as unknown as Lightweight
-    copy[kHeaders] = copyHeaders(this.headers) // the current headers, not those at materialization
-    return copy as unknown as globalThis.Response
+    // The current headers, not those at materialization; a copy, so the default type is added as natively.
+    return wrapNative(native.clone(), withDefaultType(copyHeaders(this.headers), (this as unknown as Lightweight)[kBody]))
   }
 
   static json (data: unknown, init?: ResponseInit): globalThis.Response {
@@ -199,13 +209,17 @@ export class LightweightResponse {
 Object.setPrototypeOf(LightweightResponse.prototype, NativeResponse.prototype)
 Object.setPrototypeOf(LightweightResponse, NativeResponse)
 
-/** A lightweight shell around an already native Response: `headers` is the native's own. */
-function wrapNative (native: globalThis.Response): globalThis.Response {
+/**
+ * A lightweight shell around an already native Response: `headers` is the
+ * native's own, or the given object, which has the same entries (a Headers
+ * object the handler passed, kept, or a lightweight copy).
+ */
+function wrapNative (native: globalThis.Response, headers?: Headers): globalThis.Response {
   const self = Object.create(LightweightResponse.prototype) as Lightweight
   self[kStatus] = native.status
   self[kBody] = null
   self[kHeadersInit] = undefined
-  self[kHeaders] = native.headers
+  self[kHeaders] = headers ?? native.headers
   self[kNative] = native
   self[kGroup] = undefined
   self[kHeadLength] = undefined
@@ -222,6 +236,18 @@ function isHeadersObject (value: unknown): boolean {
   if (isLightweightHeaders(value)) return true
   const proto = Object.getPrototypeOf(value)
   return proto !== Object.prototype && proto !== Array.prototype && value instanceof NativeHeaders
+}
+
+/** An init object literal, rather than a Response (ours, native or foreign) passed as init, whose headers a copy must not share. */
+function isPlainInit (init: unknown): boolean {
+  if (typeof init !== 'object' || init === null) return false
+  const proto = Object.getPrototypeOf(init)
+  return proto === Object.prototype || proto === null
+}
+
+/** A Headers object given in a plain init: kept by reference, as @hono/node-server's Response keeps it. */
+function isKeptHeaders (headers: unknown, init: unknown): boolean {
+  return isHeadersObject(headers) && isPlainInit(init)
 }
 
 function isNullBodyInit (init: ResponseInit | undefined): boolean {
@@ -259,9 +285,16 @@ function materialize (response: object): globalThis.Response {
   let native = self[kNative]
   if (native === undefined) {
     const group = self[kGroup]
-    // A shared body materializes over the group's one stream, so reading any member consumes it for all.
-    const body = group === undefined ? self[kBody] as BodyInit | null : streamOf(group)
-    native = new NativeResponse(body, { status: self[kStatus], headers: (response as LightweightResponse).headers })
+    const stored = self[kBody]
+    let headers = (response as LightweightResponse).headers
+    if (group === undefined || stored === null) {
+      native = new NativeResponse(stored as BodyInit | null, { status: self[kStatus], headers })
+    } else {
+      // A shared body materializes over the group's one stream, so reading any member consumes it for all.
+      // A stream implies no type: a string's default, which a kept Headers object lacks, is given as the constructor would.
+      if (typeof stored === 'string' && !headers.has('content-type')) headers = withDefaultType(copyHeaders(headers), stored)
+      native = new NativeResponse(streamOf(group), { status: self[kStatus], headers })
+    }
     self[kNative] = native
   }
   return native
