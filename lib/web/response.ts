@@ -17,6 +17,7 @@
 import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
 import { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { foreignHeaders, foreignStream, isForeignStream, isResponseShaped, type ForeignResponse } from './foreign.js'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
 
@@ -86,7 +87,7 @@ export class LightweightResponse {
     const simple = isStoredBody(body) && (simpleInit || (body == null && isNullBodyInit(init)))
     if (!simple) {
       // The native constructor validates, normalizes or throws exactly as it should.
-      const nativeBody = realStream(body)
+      const nativeBody = isForeignStream(body) ? foreignStream(body) : realStream(body)
       const native = new NativeResponse(nativeBody, init)
       // A stream body adds no Content-Type: the handler's Headers object is all there is to keep.
       return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined)
@@ -312,12 +313,39 @@ export interface ResponseParts {
 }
 
 /**
- * `instanceof Response`, answered without a call to Symbol.hasInstance for
- * this module's own responses (most of them): the check runs on every request.
+ * The app's answer as a Response the way out can send, or undefined if it
+ * is none. This module's own responses (most of them) are recognized
+ * without a call to Symbol.hasInstance, which this runs on every request;
+ * then native ones. A Response from another implementation or realm
+ * (a ponyfill's, npm undici's, a vm context's), which is neither, is read
+ * through its public interface into a native Response (see foreign.ts).
  */
-export function isResponse (value: unknown): value is globalThis.Response {
-  return (typeof value === 'object' && value !== null && (value as Partial<Lightweight>)[kStatus] !== undefined) ||
-    value instanceof Response
+export function asResponse (value: unknown): globalThis.Response | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if ((value as Partial<Lightweight>)[kStatus] !== undefined || value instanceof NativeResponse) return value as globalThis.Response
+  return isResponseShaped(value) ? adoptForeign(value) : undefined
+}
+
+/**
+ * A native Response with a foreign one's status, statusText, headers (a
+ * snapshot: the app is done with it) and body stream. A body the foreign
+ * response reports as used leaves this one used too, so the way out refuses
+ * it as it refuses any consumed body.
+ */
+function adoptForeign (foreign: ForeignResponse): globalThis.Response {
+  const status = foreign.status
+  const used = foreign.bodyUsed === true
+  const source = isNullBodyStatus(status) ? null : foreign.body ?? null
+  const body = source === null
+    ? null
+    : used
+      ? new WebReadableStream() as unknown as ReadableStream<Uint8Array>
+      : source instanceof WebReadableStream ? source as unknown as ReadableStream<Uint8Array> : foreignStream(source)
+  const headers = foreignHeaders(foreign.headers)
+  const statusText = typeof foreign.statusText === 'string' ? foreign.statusText : ''
+  const native = new NativeResponse(body, { status, statusText, headers })
+  if (used && native.body !== null) native.body.cancel().catch(() => {})
+  return wrapNative(native, headers)
 }
 
 export function responseParts (response: object): ResponseParts | undefined {
