@@ -19,7 +19,7 @@ import { types } from 'node:util'
 import { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { foreignHeaders, foreignStream, isForeignStream, isResponseShaped, type ForeignResponse } from './foreign.js'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
-import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
+import { createSharedBody, groupOfUsableStream, isUsable, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
@@ -143,22 +143,21 @@ export class LightweightResponse {
     const group = self[kGroup]
     return group !== undefined && isUsed(group)
   }
-  text (): Promise<string> { return materialize(this).text() }
-  json (): Promise<any> { return materialize(this).json() }
-  arrayBuffer (): Promise<ArrayBuffer> { return materialize(this).arrayBuffer() }
-  blob (): Promise<Blob> { return materialize(this).blob() }
-  formData (): Promise<FormData> { return materialize(this).formData() }
-  bytes (): Promise<Uint8Array> {
-    const native = materialize(this) as globalThis.Response & { bytes?: () => Promise<Uint8Array> }
-    if (typeof native.bytes !== 'function') return native.arrayBuffer().then((buffer) => new Uint8Array(buffer))
-    return native.bytes()
-  }
+  // Each answers as a native Response in the same state would: a promise,
+  // rejected when the body is unusable, never a synchronous throw.
+  text (): Promise<string> { return readBody(this, 'text') }
+  json (): Promise<any> { return readBody(this, 'json') }
+  arrayBuffer (): Promise<ArrayBuffer> { return readBody(this, 'arrayBuffer') }
+  blob (): Promise<Blob> { return readBody(this, 'blob') }
+  formData (): Promise<FormData> { return readBody(this, 'formData') }
+  bytes (): Promise<Uint8Array> { return readBody(this, 'bytes') }
 
   clone (): globalThis.Response {
-    const native = materialize(this)
-    if (native.bodyUsed) return native.clone() // throws the native TypeError
+    if (!isLightweight(this)) return NativeResponse.prototype.clone.call(this)
+    // An unusable body (read, locked or sent): the native clone() throws its TypeError.
+    const native = materialize(this).clone()
     // The current headers, not those at materialization; a copy, so the default type is added as natively.
-    return wrapNative(native.clone(), withDefaultType(copyHeaders(this.headers), (this as unknown as Lightweight)[kBody]))
+    return wrapNative(native, withDefaultType(copyHeaders(this.headers), (this as unknown as Lightweight)[kBody]))
   }
 
   static json (data: unknown, init?: ResponseInit): globalThis.Response {
@@ -275,6 +274,32 @@ function nativeOf (response: object): globalThis.Response | undefined {
   return (response as Lightweight)[kNative]
 }
 
+function isLightweight (value: object): boolean {
+  return (value as Partial<Lightweight>)[kStatus] !== undefined
+}
+
+type BodyMethod = 'text' | 'json' | 'arrayBuffer' | 'blob' | 'formData' | 'bytes'
+type WithBytes = globalThis.Response & { bytes?: () => Promise<Uint8Array> }
+
+/** A body method's answer: the native Response's, as a promise whatever happens. */
+function readBody (response: object, method: BodyMethod): Promise<any> {
+  let native: WithBytes
+  if (isLightweight(response)) {
+    try {
+      native = materialize(response)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  } else {
+    // Called on a native Response (or anything else) through our prototype: the native method decides.
+    native = response as WithBytes
+  }
+  const nativeMethod = (NativeResponse.prototype as WithBytes)[method]
+  // Node 20 before 20.16 has no bytes(): the same bytes, through arrayBuffer().
+  if (nativeMethod === undefined) return NativeResponse.prototype.arrayBuffer.call(native).then((buffer) => new Uint8Array(buffer))
+  return (nativeMethod as () => Promise<any>).call(native)
+}
+
 /**
  * The native Response behind a lightweight one, built on first need with the
  * same status, the stored body and the lightweight's own Headers' entries.
@@ -287,6 +312,7 @@ function materialize (response: object): globalThis.Response {
   if (native === undefined) {
     const group = self[kGroup]
     const stored = self[kBody]
+    if (group !== undefined && stored !== null && !isUsable(group)) return unusable(group)
     let headers = (response as LightweightResponse).headers
     if (group === undefined || stored === null) {
       native = new NativeResponse(stored as BodyInit | null, { status: self[kStatus], headers })
@@ -299,6 +325,20 @@ function materialize (response: object): globalThis.Response {
     self[kNative] = native
   }
   return native
+}
+
+/**
+ * A stand-in for a member whose shared body can no longer make a Response
+ * (the native constructor throws on a read or locked stream): a native
+ * Response whose body is in the same state, read or locked, so its methods
+ * reject, and clone() throws, with the native errors. Not kept: a locked
+ * stream may be released.
+ */
+function unusable (group: SharedBody): globalThis.Response {
+  const standIn = new NativeResponse(new WebReadableStream() as unknown as ReadableStream<Uint8Array>)
+  if (isUsed(group)) standIn.body!.cancel().catch(() => {})
+  else standIn.body!.getReader()
+  return standIn
 }
 
 /** What the fast writer needs of an un-materialized lightweight Response, or undefined for any other Response. */
