@@ -4,6 +4,7 @@
 // Response` here; @hono/node-server serves them all, and so does the plugin,
 // through the usual guards. Compared with @hono/node-server itself.
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
@@ -89,6 +90,12 @@ test('a foreign Response meets the usual guards: a consumed body, a bad header, 
   })
   app.get('/bad-header', () => ({ status: 200, headers: new Map([['x-bad', 'a\nb']]) as unknown as Headers, body: null }) as unknown as Response)
   app.get('/not-a-response', () => ({ status: 200, body: null }) as unknown as Response)
+  // A Response-shaped object whose body is a Node stream (async iterable, no getReader()), with string and byte chunks.
+  app.get('/node-stream', () => ({
+    status: 200,
+    headers: new Map([['content-type', 'text/plain; charset=utf-8']]),
+    body: Readable.from(['héllo ', Buffer.from('wörld')])
+  }) as unknown as Response)
   app.get('/head-stream', () => new UndiciResponse(new ReadableStream({ start (c) { c.enqueue(new Uint8Array([104, 105])); c.close() } })))
   const server = Fastify()
   await server.register(fastifyHono, { app, prefix: '/h' })
@@ -106,6 +113,9 @@ test('a foreign Response meets the usual guards: a consumed body, a bad header, 
   const none = await rawRequest(port, 'GET', '/h/not-a-response')
   t.equal(none.status, 500)
   t.match(JSON.parse(none.body), { code: 'FST_ERR_HONO_INVALID_RESPONSE' }, 'an object without a Response\'s shape is still refused')
+  const nodeStream = await fetch(`http://127.0.0.1:${port}/h/node-stream`)
+  t.equal(nodeStream.status, 200)
+  t.equal(await nodeStream.text(), 'héllo wörld', 'a Node stream body, read by async iteration')
   const head = await rawRequest(port, 'HEAD', '/h/head-stream')
   t.equal(head.status, 200, 'HEAD with a foreign stream body')
   t.equal(head.body, '')
