@@ -10,7 +10,7 @@ import type { RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
-import { isResponse } from './web/response.js'
+import { asResponse } from './web/response.js'
 
 /**
  * Registers the mount: a passthrough body parser for this scope only, and
@@ -65,12 +65,14 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     body?.afterApp(reply.raw)
     const limitError = tooLarge(request, reply, body)
     if (limitError !== undefined) throw limitError
-    if (!isResponse(response)) throw new FST_ERR_HONO_INVALID_RESPONSE(response === null ? 'null' : typeof response)
+    // A Response from another fetch implementation comes back as a native one.
+    const appResponse = asResponse(response)
+    if (appResponse === undefined) throw new FST_ERR_HONO_INVALID_RESPONSE(response === null ? 'null' : typeof response)
     if (notFound === 'fastify' && wasUnmatched(env)) {
       reply.callNotFound()
       return reply
     }
-    return writeResponse(request, reply, response)
+    return writeResponse(request, reply, appResponse)
   }
 
   const route: Omit<RouteOptions, 'url'> = {

@@ -66,7 +66,14 @@ test('a lightweight Response answers exactly as a native one', async (t) => {
   const h = new Headers({ 'x-h': '1' })
   const fromHeaders = new Response('h', { headers: h })
   h.set('x-h', '2')
-  t.equal(fromHeaders.headers.get('x-h'), '1', 'the init Headers are copied, as natively')
+  t.equal(fromHeaders.headers, h, 'a Headers object in a plain init is kept, as @hono/node-server keeps it (docs/web-classes.md)')
+  t.equal(fromHeaders.headers.get('x-h'), '2', 'so later changes to it are the response\'s')
+  t.equal(h.get('content-type'), null, 'and it is not given the default type')
+  const source = new Response('s', { headers: { 'x-s': '1' } })
+  const fromResponse = new Response('c', source)
+  t.not(fromResponse.headers, source.headers, 'a Response used as init has its headers copied, as natively')
+  fromResponse.headers.set('x-s', '2')
+  t.equal(source.headers.get('x-s'), '1')
 })
 
 test('the lightweight Request: reads, copies and native fallbacks', async (t) => {

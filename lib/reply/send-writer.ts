@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { canChunk } from '../internals/node.js'
-import { isNullBodyStatus, type ResponseParts } from '../web/response.js'
+import { DEFAULT_TEXT_TYPE, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, streamOfStarted, type StartedBody } from './complete-body.js'
 import { assertWritableHeaders, copyHeadersToReply, isCustomStatusText } from './head.js'
 
@@ -46,6 +46,8 @@ export async function writeThroughReply (
     // A lightweight response: its stored body, without building a stream unless framing needs one.
     const stored = parts.body
     if (stored !== null && !isNullBodyStatus(status)) {
+      // A kept Headers object has no default type: the one the fast writer adds.
+      if (typeof stored === 'string' && !reply.hasHeader('content-type')) reply.header('content-type', DEFAULT_TEXT_TYPE)
       const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
       payload = framed ? streamOf(bytes) : bytes
     } else if (stored === null && request.raw.method === 'HEAD') {

@@ -1,6 +1,14 @@
-import { LightweightHeaders } from './headers.js'
-import { LightweightRequest } from './request.js'
-import { LightweightResponse } from './response.js'
+import { LightweightHeaders, NativeHeaders } from './headers.js'
+import { LightweightRequest, NativeRequest } from './request.js'
+import { LightweightResponse, NativeResponse } from './response.js'
+
+// Installed as the globals, the classes introduce themselves as the native
+// ones do: `Response.name`, `new Response().constructor.name` and
+// `Response.length` are the native class's, not our class's.
+for (const [lightweight, native] of [[LightweightResponse, NativeResponse], [LightweightRequest, NativeRequest], [LightweightHeaders, NativeHeaders]] as const) {
+  Object.defineProperty(lightweight, 'name', { value: native.name, configurable: true })
+  Object.defineProperty(lightweight, 'length', { value: native.length, configurable: true })
+}
 
 /**
  * Installs the lightweight classes as the global Request, Response and

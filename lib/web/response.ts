@@ -7,11 +7,19 @@
  * it, so those answers are a native Response's own. Other bodies (streams,
  * Blobs, FormData, …), a custom statusText and anything the native
  * constructor would reject or normalize go straight to a native Response.
+ *
+ * A Headers object given as `init.headers` in a plain init object is kept
+ * by reference, not copied, for stored and stream bodies: headers a Hono
+ * handler or middleware sets after building the body (`c.header()` after
+ * `c.body()`) still go out. docs/web-classes.md lists this and the other
+ * differences from the native class.
  */
 import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
+import { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { foreignHeaders, foreignStream, isForeignStream, isResponseShaped, type ForeignResponse } from './foreign.js'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
-import { createSharedBody, groupOfUsableStream, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
+import { createSharedBody, groupOfUsableStream, isUsable, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
@@ -38,7 +46,7 @@ interface Lightweight {
   [kBody]: StoredBody
   /** What the handler passed as `init.headers` (a record or an array of pairs), never mutated. */
   [kHeadersInit]: HeadersRecord | Array<[string, string]> | undefined
-  /** The Headers object, once someone asked for it (or the handler passed one, copied). */
+  /** The Headers object: the one the handler passed (kept, not copied), or a copy of the init made when someone asked for it. */
   [kHeaders]: Headers | undefined
   /** The native Response, once materialized. */
   [kNative]: globalThis.Response | undefined
@@ -73,13 +81,16 @@ export class LightweightResponse {
       self[kGroup] = group
       self[kHeadLength] = undefined
       self[kHeadersInit] = undefined
-      self[kHeaders] = copyHeaders(headers)
+      self[kHeaders] = isKeptHeaders(headers, init) ? headers as Headers : copyHeaders(headers)
       return
     }
     const simple = isStoredBody(body) && (simpleInit || (body == null && isNullBodyInit(init)))
     if (!simple) {
       // The native constructor validates, normalizes or throws exactly as it should.
-      return wrapNative(new NativeResponse(realStream(body), init))
+      const nativeBody = isForeignStream(body) ? foreignStream(body) : realStream(body)
+      const native = new NativeResponse(nativeBody, init)
+      // A stream body adds no Content-Type: the handler's Headers object is all there is to keep.
+      return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined)
     }
     const self = this as unknown as Lightweight
     self[kStatus] = status ?? 200
@@ -89,7 +100,8 @@ export class LightweightResponse {
     self[kHeadLength] = body == null ? lengthOfStored(init) : undefined
     if (isHeadersObject(headers)) {
       self[kHeadersInit] = undefined
-      self[kHeaders] = withDefaultType(copyHeaders(headers), self[kBody])
+      // Kept as given, without the default Content-Type, which the writers add on the wire.
+      self[kHeaders] = isPlainInit(init) ? headers as Headers : withDefaultType(copyHeaders(headers), self[kBody])
     } else {
       self[kHeadersInit] = headers as HeadersRecord | Array<[string, string]> | undefined
       self[kHeaders] = undefined
@@ -132,23 +144,21 @@ export class LightweightResponse {
     return group !== undefined && isUsed(group)
   }
 
-  text (): Promise<string> { return materialize(this).text() }
-  json (): Promise<any> { return materialize(this).json() }
-  arrayBuffer (): Promise<ArrayBuffer> { return materialize(this).arrayBuffer() }
-  blob (): Promise<Blob> { return materialize(this).blob() }
-  formData (): Promise<FormData> { return materialize(this).formData() }
-  bytes (): Promise<Uint8Array> {
-    const native = materialize(this) as globalThis.Response & { bytes?: () => Promise<Uint8Array> }
-    if (typeof native.bytes !== 'function') return native.arrayBuffer().then((buffer) => new Uint8Array(buffer))
-    return native.bytes()
-  }
+  // Each answers as a native Response in the same state would: a promise,
+  // rejected when the body is unusable, never a synchronous throw.
+  text (): Promise<string> { return readBody(this, 'text') }
+  json (): Promise<any> { return readBody(this, 'json') }
+  arrayBuffer (): Promise<ArrayBuffer> { return readBody(this, 'arrayBuffer') }
+  blob (): Promise<Blob> { return readBody(this, 'blob') }
+  formData (): Promise<FormData> { return readBody(this, 'formData') }
+  bytes (): Promise<Uint8Array> { return readBody(this, 'bytes') }
 
   clone (): globalThis.Response {
-    const native = materialize(this)
-    if (native.bodyUsed) return native.clone() // throws the native TypeError
-    const copy = wrapNative(native.clone()) as unknown as Lightweight
-    copy[kHeaders] = copyHeaders(this.headers) // the current headers, not those at materialization
-    return copy as unknown as globalThis.Response
+    if (!isLightweight(this)) return NativeResponse.prototype.clone.call(this)
+    // An unusable body (read, locked or sent): the native clone() throws its TypeError.
+    const native = materialize(this).clone()
+    // The current headers, not those at materialization; a copy, so the default type is added as natively.
+    return wrapNative(native, withDefaultType(copyHeaders(this.headers), (this as unknown as Lightweight)[kBody]))
   }
 
   static json (data: unknown, init?: ResponseInit): globalThis.Response {
@@ -200,13 +210,17 @@ export class LightweightResponse {
 Object.setPrototypeOf(LightweightResponse.prototype, NativeResponse.prototype)
 Object.setPrototypeOf(LightweightResponse, NativeResponse)
 
-/** A lightweight shell around an already native Response: `headers` is the native's own. */
-function wrapNative (native: globalThis.Response): globalThis.Response {
+/**
+ * A lightweight shell around an already native Response: `headers` is the
+ * native's own, or the given object, which has the same entries (a Headers
+ * object the handler passed, kept, or a lightweight copy).
+ */
+function wrapNative (native: globalThis.Response, headers?: Headers): globalThis.Response {
   const self = Object.create(LightweightResponse.prototype) as Lightweight
   self[kStatus] = native.status
   self[kBody] = null
   self[kHeadersInit] = undefined
-  self[kHeaders] = native.headers
+  self[kHeaders] = headers ?? native.headers
   self[kNative] = native
   self[kGroup] = undefined
   self[kHeadLength] = undefined
@@ -223,6 +237,18 @@ function isHeadersObject (value: unknown): boolean {
   if (isLightweightHeaders(value)) return true
   const proto = Object.getPrototypeOf(value)
   return proto !== Object.prototype && proto !== Array.prototype && value instanceof NativeHeaders
+}
+
+/** An init object literal, rather than a Response (ours, native or foreign) passed as init, whose headers a copy must not share. */
+function isPlainInit (init: unknown): boolean {
+  if (typeof init !== 'object' || init === null) return false
+  const proto = Object.getPrototypeOf(init)
+  return proto === Object.prototype || proto === null
+}
+
+/** A Headers object given in a plain init: kept by reference, as @hono/node-server's Response keeps it. */
+function isKeptHeaders (headers: unknown, init: unknown): boolean {
+  return isHeadersObject(headers) && isPlainInit(init)
 }
 
 function isNullBodyInit (init: ResponseInit | undefined): boolean {
@@ -249,6 +275,32 @@ function nativeOf (response: object): globalThis.Response | undefined {
   return (response as Lightweight)[kNative]
 }
 
+function isLightweight (value: object): boolean {
+  return (value as Partial<Lightweight>)[kStatus] !== undefined
+}
+
+type BodyMethod = 'text' | 'json' | 'arrayBuffer' | 'blob' | 'formData' | 'bytes'
+type WithBytes = globalThis.Response & { bytes?: () => Promise<Uint8Array> }
+
+/** A body method's answer: the native Response's, as a promise whatever happens. */
+function readBody (response: object, method: BodyMethod): Promise<any> {
+  let native: WithBytes
+  if (isLightweight(response)) {
+    try {
+      native = materialize(response)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  } else {
+    // Called on a native Response (or anything else) through our prototype: the native method decides.
+    native = response as WithBytes
+  }
+  const nativeMethod = (NativeResponse.prototype as WithBytes)[method]
+  // Node 20 before 20.16 has no bytes(): the same bytes, through arrayBuffer().
+  if (nativeMethod === undefined) return NativeResponse.prototype.arrayBuffer.call(native).then((buffer) => new Uint8Array(buffer))
+  return (nativeMethod as () => Promise<any>).call(native)
+}
+
 /**
  * The native Response behind a lightweight one, built on first need with the
  * same status, the stored body and the lightweight's own Headers' entries.
@@ -260,12 +312,34 @@ function materialize (response: object): globalThis.Response {
   let native = self[kNative]
   if (native === undefined) {
     const group = self[kGroup]
-    // A shared body materializes over the group's one stream, so reading any member consumes it for all.
-    const body = group === undefined ? self[kBody] as BodyInit | null : streamOf(group)
-    native = new NativeResponse(body, { status: self[kStatus], headers: (response as LightweightResponse).headers })
+    const stored = self[kBody]
+    if (group !== undefined && stored !== null && !isUsable(group)) return unusable(group)
+    let headers = (response as LightweightResponse).headers
+    if (group === undefined || stored === null) {
+      native = new NativeResponse(stored as BodyInit | null, { status: self[kStatus], headers })
+    } else {
+      // A shared body materializes over the group's one stream, so reading any member consumes it for all.
+      // A stream implies no type: a string's default, which a kept Headers object lacks, is given as the constructor would.
+      if (typeof stored === 'string' && !headers.has('content-type')) headers = withDefaultType(copyHeaders(headers), stored)
+      native = new NativeResponse(streamOf(group), { status: self[kStatus], headers })
+    }
     self[kNative] = native
   }
   return native
+}
+
+/**
+ * A stand-in for a member whose shared body can no longer make a Response
+ * (the native constructor throws on a read or locked stream): a native
+ * Response whose body is in the same state, read or locked, so its methods
+ * reject, and clone() throws, with the native errors. Not kept: a locked
+ * stream may be released.
+ */
+function unusable (group: SharedBody): globalThis.Response {
+  const standIn = new NativeResponse(new WebReadableStream() as unknown as ReadableStream<Uint8Array>)
+  if (isUsed(group)) standIn.body!.cancel().catch(() => {})
+  else standIn.body!.getReader()
+  return standIn
 }
 
 /** What the fast writer needs of an un-materialized lightweight Response, or undefined for any other Response. */
@@ -280,12 +354,39 @@ export interface ResponseParts {
 }
 
 /**
- * `instanceof Response`, answered without a call to Symbol.hasInstance for
- * this module's own responses (most of them): the check runs on every request.
+ * The app's answer as a Response the way out can send, or undefined if it
+ * is none. This module's own responses (most of them) are recognized
+ * without a call to Symbol.hasInstance, which this runs on every request;
+ * then native ones. A Response from another implementation or realm
+ * (a ponyfill's, npm undici's, a vm context's), which is neither, is read
+ * through its public interface into a native Response (see foreign.ts).
  */
-export function isResponse (value: unknown): value is globalThis.Response {
-  return (typeof value === 'object' && value !== null && (value as Partial<Lightweight>)[kStatus] !== undefined) ||
-    value instanceof Response
+export function asResponse (value: unknown): globalThis.Response | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if ((value as Partial<Lightweight>)[kStatus] !== undefined || value instanceof NativeResponse) return value as globalThis.Response
+  return isResponseShaped(value) ? adoptForeign(value) : undefined
+}
+
+/**
+ * A native Response with a foreign one's status, statusText, headers (a
+ * snapshot: the app is done with it) and body stream. A body the foreign
+ * response reports as used leaves this one used too, so the way out refuses
+ * it as it refuses any consumed body.
+ */
+function adoptForeign (foreign: ForeignResponse): globalThis.Response {
+  const status = foreign.status
+  const used = foreign.bodyUsed === true
+  const source = isNullBodyStatus(status) ? null : foreign.body ?? null
+  const body = source === null
+    ? null
+    : used
+      ? new WebReadableStream() as unknown as ReadableStream<Uint8Array>
+      : source instanceof WebReadableStream ? source as unknown as ReadableStream<Uint8Array> : foreignStream(source)
+  const headers = foreignHeaders(foreign.headers)
+  const statusText = typeof foreign.statusText === 'string' ? foreign.statusText : ''
+  const native = new NativeResponse(body, { status, statusText, headers })
+  if (used && native.body !== null) native.body.cancel().catch(() => {})
+  return wrapNative(native, headers)
 }
 
 export function responseParts (response: object): ResponseParts | undefined {
