@@ -180,7 +180,8 @@ export function wire (port: number, options: WireOptions): Promise<WireOutcome> 
       else if (leave === 'first-body' && outcome.firstBodyAt !== undefined) leaveNow()
     })
     const onClose = (): void => {
-      if (closed) return
+      // After finish, the close is our own destroy.
+      if (closed || finished) return
       closed = true
       outcome.closedAt = elapsed()
       if (outcome.responses.length < wanted) {
@@ -311,6 +312,7 @@ export function h2 (port: number, options: H2Options): Promise<H2Outcome> {
       else setTimeout(finish, closeWithin)
     })
     stream.on('close', () => {
+      if (finished) return // our own destroy
       outcome.closedAt = elapsed()
       outcome.rstCode = stream.rstCode
       outcome.body = Buffer.concat(chunks).toString('latin1')
