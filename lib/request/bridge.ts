@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { FST_ERR_HONO_BAD_REQUEST } from '../errors.js'
 import { clientAbortSignal } from '../web/client-abort.js'
 import { createLightweightRequest, NativeRequest } from '../web/request.js'
-import { RequestBody } from './body.js'
+import { RequestBody, type DrainBounds } from './body.js'
 import { requestUrl, type Mount } from './url.js'
 
 /**
@@ -13,9 +13,9 @@ import { requestUrl, type Mount } from './url.js'
  * see bodySource for the rest. The app reads it through the Request that
  * bridgeRequest builds around it.
  */
-export function requestBody (request: FastifyRequest): RequestBody | null {
+export function requestBody (request: FastifyRequest, drain: DrainBounds): RequestBody | null {
   const source = bodySource(request, request.raw.method ?? 'GET')
-  return source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
+  return source === null ? null : new RequestBody(source, request.raw, request.routeOptions.bodyLimit ?? Infinity, drain)
 }
 
 /**
