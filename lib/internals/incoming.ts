@@ -1,10 +1,31 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { IncomingMessage, type ServerResponse } from 'node:http'
+import type { Readable } from 'node:stream'
 
 // How Node's HTTP/1 server treats a request body (lib/_http_incoming.js,
 // lib/_http_server.js, lib/internal/streams/readable.js), checked on Node
 // 20.20, 22.23, 24.22 and 26.12. Only public fields are read; what is relied
 // on is behaviour the documentation does not spell out. Each function says
 // what happens if that behaviour changes.
+
+/**
+ * The unread rest of a request body whose every byte had arrived before the
+ * client went away. `complete` is set once Node's parser has received the
+ * whole message; when the connection then closes, Node destroys the request
+ * with an ECONNRESET error (`abortIncoming`), but the bytes it had buffered
+ * stay in the stream, and read() still returns them on a destroyed stream.
+ * Only for the request itself (not a stream a preParsing hook put in its
+ * place), and undefined when the body is not known to be whole. If a Node
+ * version cleared the buffer on destroy, read() would return null and the
+ * caller's length check (or an empty rest where bytes are missing) fails the
+ * read as an aborted upload, as it did before.
+ */
+export function bufferedRest (source: Readable, incoming: object): Buffer[] | undefined {
+  if (source !== incoming || !(source instanceof IncomingMessage) || !source.complete) return undefined
+  source.pause() // a paused stream's read() returns all it holds, not one chunk
+  const rest: Buffer[] = []
+  for (let chunk = source.read() as Buffer | null; chunk !== null; chunk = source.read() as Buffer | null) rest.push(chunk)
+  return rest
+}
 
 /**
  * Ends a connection whose request body will not be read to its end: after

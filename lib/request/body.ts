@@ -3,7 +3,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http'
 import { constants as http2Constants, type Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyReply } from 'fastify'
-import { closeConnection, whenResponseFinished } from '../internals/incoming.js'
+import { bufferedRest, closeConnection, whenResponseFinished } from '../internals/incoming.js'
 
 /** How long and how much of an unread body is read once the response is out: see afterApp. */
 export interface DrainBounds {
@@ -193,13 +193,14 @@ export class RequestBody {
     this.touched = true
     // A source that will emit nothing more: the client went away while the
     // app was busy elsewhere, or the body was let go once the response was
-    // done. Listening would leave the read pending forever.
+    // done. Listening would leave the read pending forever. A body that had
+    // arrived whole before the client left is still handed over.
     if (this.released || source.readableEnded) {
       sink.fail(bodyGone())
       return false
     }
     if (source.destroyed) {
-      sink.fail(bodyAborted())
+      if (!this.deliverRest(sink)) sink.fail(bodyAborted())
       return false
     }
     const detach = (err?: Error): void => {
@@ -228,19 +229,43 @@ export class RequestBody {
     }
     const onError = (err: Error): void => {
       detach()
-      sink.fail(err)
+      if (!this.deliverRest(sink)) sink.fail(err)
     }
     // An aborted upload closes the source without 'end' (and, depending on
     // the Node version, without 'error'): the read must reject, not hang.
     const onClose = (): void => {
       detach()
-      sink.fail(bodyAborted())
+      if (!this.deliverRest(sink)) sink.fail(bodyAborted())
     }
     this.detachReader = detach
     source.on('data', onData)
     source.on('end', onEnd)
     source.on('error', onError)
     source.on('close', onClose)
+    return true
+  }
+
+  /**
+   * After the client left: hands `sink` what the stream still holds and
+   * ends it, when that is the whole rest of the body (every byte had
+   * arrived: see bufferedRest); false, having handed nothing, otherwise.
+   */
+  private deliverRest (sink: BodySink): boolean {
+    const rest = bufferedRest(this.source, this.incoming)
+    if (rest === undefined) return false
+    let total = this.received
+    for (const chunk of rest) total += chunk.length
+    const declared = this.incoming.headers['content-length']
+    if (declared !== undefined && Number(declared) !== total) return false
+    if (total > this.limit) {
+      this.exceeded = true
+      sink.fail(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+      return true
+    }
+    this.received = total
+    for (const chunk of rest) sink.chunk(chunk)
+    this.ended = true
+    sink.end()
     return true
   }
 }
