@@ -1,10 +1,12 @@
 // The request body in its less common states, as @hono/node-server (2.1.9)
-// presents them: a body that arrived whole before the client left. Each scenario runs
-// with the native Request (overrideGlobalObjects: false, first, before
-// anything installs the lightweight classes) and with the lightweight one.
+// presents them: a body that arrived whole before the client left, an empty
+// body. Each scenario runs with the native Request (overrideGlobalObjects:
+// false, first, before anything installs the lightweight classes) and with
+// the lightweight one.
 import { test, type Test } from 'tap'
 import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { connect as connectHttp2 } from 'node:http2'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
@@ -93,10 +95,82 @@ async function bodyArrivedWholeThenClientLeft (t: Test, options: Options): Promi
   t.equal(await read, 'ok a=1&b=2&c=3', 'a stream read in part: the rest once the client has gone')
 }
 
-test('native Request: a body that arrived whole', async (t) => {
+async function emptyBodies (t: Test, options: Options, withTrace = true): Promise<void> {
+  const seen: string[] = []
+  const app = new Hono()
+  app.all('/', async (c) => {
+    const body = c.req.raw.body
+    seen.push(`${c.req.method} ${body === null ? 'null' : 'stream ' + JSON.stringify(await new Response(body).text())}`)
+    return c.text('ok')
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app, ...options })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+
+  const requests: Array<[string, string]> = [
+    ['GET', ''],
+    ['HEAD', ''],
+    ...(withTrace ? [['TRACE', '']] as Array<[string, string]> : []),
+    ['POST', ''],
+    ['POST', 'Content-Length: 0\r\n'],
+    ['POST', 'Content-Type: text/plain\r\nContent-Length: 0\r\n'],
+    ['PUT', ''],
+    ['PATCH', 'Content-Length: 0\r\n'],
+    ['DELETE', ''],
+    ['OPTIONS', '']
+  ]
+  const connection = await WireConnection.open(port)
+  for (const [method, headers] of requests) {
+    connection.write(`${method} / HTTP/1.1\r\nHost: x\r\n${headers}\r\n`)
+    const answer = await connection.read(method, 5000)
+    t.equal(answer.kind, 'response', `${method} ${JSON.stringify(headers)}: answered`)
+  }
+  connection.destroy()
+  t.same(seen, [
+    'GET null',
+    'HEAD null',
+    ...(withTrace ? ['TRACE null'] : []),
+    'POST stream ""',
+    'POST stream ""',
+    'POST stream ""',
+    'PUT stream ""',
+    'PATCH stream ""',
+    'DELETE stream ""',
+    'OPTIONS stream ""'
+  ], 'GET, HEAD and TRACE have no body; every other method an empty one')
+}
+
+test('native Request: a body that arrived whole, empty bodies', async (t) => {
   const options = { overrideGlobalObjects: false }
   await t.test('arrived whole before the client left', (t) => bodyArrivedWholeThenClientLeft(t, options))
+  // A native Request cannot have the method TRACE: such a request answers 400.
+  await t.test('empty bodies', (t) => emptyBodies(t, options, false))
   t.equal(globalThis.Request.name, 'Request', 'still the native classes')
 })
 
 test('a body that arrived whole before the client left is still read whole, every way', (t) => bodyArrivedWholeThenClientLeft(t, { overrideGlobalObjects: true }))
+
+test('GET, HEAD and TRACE have a null body; every other method an empty stream, as on @hono/node-server', (t) => emptyBodies(t, { overrideGlobalObjects: true }))
+
+test('HTTP/2: a POST whose headers end the stream has an empty body, a GET none', async (t) => {
+  const seen: string[] = []
+  const app = new Hono()
+  app.all('/', async (c) => {
+    const body = c.req.raw.body
+    seen.push(`${c.req.method} ${body === null ? 'null' : 'stream ' + JSON.stringify(await new Response(body).text())}`)
+    return c.text('ok')
+  })
+  const server = Fastify({ http2: true })
+  await server.register(fastifyHono, { app })
+  t.teardown(() => server.close())
+  await server.listen({ port: 0, host: '127.0.0.1' })
+  const client = connectHttp2(`http://127.0.0.1:${(server.server.address() as { port: number }).port}`)
+  t.teardown(() => client.close())
+  for (const method of ['GET', 'POST', 'DELETE']) {
+    const stream = client.request({ ':method': method, ':path': '/' }, { endStream: true })
+    stream.resume()
+    await once(stream, 'end')
+  }
+  t.same(seen, ['GET null', 'POST stream ""', 'DELETE stream ""'])
+})
