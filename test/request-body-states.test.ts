@@ -1,8 +1,8 @@
 // The request body in its less common states, as @hono/node-server (2.1.9)
 // presents them: a body that arrived whole before the client left, an empty
-// body. Each scenario runs with the native Request (overrideGlobalObjects:
-// false, first, before anything installs the lightweight classes) and with
-// the lightweight one.
+// body, a body someone read through c.env.incoming first. Each scenario runs
+// with the native Request (overrideGlobalObjects: false, first, before
+// anything installs the lightweight classes) and with the lightweight one.
 import { test, type Test } from 'tap'
 import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -141,17 +141,48 @@ async function emptyBodies (t: Test, options: Options, withTrace = true): Promis
   ], 'GET, HEAD and TRACE have no body; every other method an empty one')
 }
 
-test('native Request: a body that arrived whole, empty bodies', async (t) => {
+async function readThroughIncomingFirst (t: Test, options: Options): Promise<void> {
+  const app = new Hono<Bindings>()
+  const reads: Record<string, (c: import('hono').Context<Bindings>) => Promise<unknown>> = {
+    text: (c) => c.req.text(),
+    json: (c) => c.req.json(),
+    arrayBuffer: (c) => c.req.arrayBuffer(),
+    stream: (c) => new Response(c.req.raw.body).text()
+  }
+  app.post('/:how', async (c) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of c.env.incoming) chunks.push(chunk as Buffer)
+    const result = await outcome(() => reads[c.req.param('how')](c))
+    return c.json({ incoming: Buffer.concat(chunks).toString(), result })
+  })
+  const server = Fastify()
+  await server.register(fastifyHono, { app, ...options })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+
+  for (const how of Object.keys(reads)) {
+    const connection = await WireConnection.open(port)
+    connection.write(`POST /${how} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n"hello"`)
+    const answer = await connection.read('POST', 5000)
+    connection.destroy()
+    t.same(answer.kind === 'response' && JSON.parse(answer.response.body), { incoming: '"hello"', result: 'TypeError' }, `${how}: the body is used`)
+  }
+}
+
+test('native Request: a body that arrived whole, empty bodies, a body read through c.env.incoming', async (t) => {
   const options = { overrideGlobalObjects: false }
   await t.test('arrived whole before the client left', (t) => bodyArrivedWholeThenClientLeft(t, options))
   // A native Request cannot have the method TRACE: such a request answers 400.
   await t.test('empty bodies', (t) => emptyBodies(t, options, false))
+  await t.test('read through c.env.incoming first', (t) => readThroughIncomingFirst(t, options))
   t.equal(globalThis.Request.name, 'Request', 'still the native classes')
 })
 
 test('a body that arrived whole before the client left is still read whole, every way', (t) => bodyArrivedWholeThenClientLeft(t, { overrideGlobalObjects: true }))
 
 test('GET, HEAD and TRACE have a null body; every other method an empty stream, as on @hono/node-server', (t) => emptyBodies(t, { overrideGlobalObjects: true }))
+
+test('a body read through c.env.incoming first is used: reading it again is a TypeError', (t) => readThroughIncomingFirst(t, { overrideGlobalObjects: true }))
 
 test('HTTP/2: a POST whose headers end the stream has an empty body, a GET none', async (t) => {
   const seen: string[] = []

@@ -32,7 +32,7 @@ export class RequestBody {
   private readonly bounds: DrainBounds
   /** Bytes handed to the app so far. */
   private received = 0
-  /** We started reading the source. */
+  /** We started reading the source (anyone else reading it made the body unusable). */
   private touched = false
   /** The response is done and the rest of the body was let go. */
   private released = false
@@ -160,36 +160,52 @@ export class RequestBody {
     return data ?? Buffer.alloc(0)
   }
 
+  /**
+   * The body as a web stream. Nothing is read from the source before the
+   * app asks for a chunk (high-water mark 0): a stream that is made but not
+   * read (a native Request is given one at once) leaves the body untouched,
+   * and a body someone read through c.env.incoming in the meantime reads as
+   * used.
+   */
   stream (): ReadableStream<Uint8Array> {
     const source = this.source
+    let attached = false
     return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        source.pause() // before the 'data' listener, so that it does not start the flow
-        this.attach({
-          chunk: (chunk) => {
-            controller.enqueue(chunk)
-            if ((controller.desiredSize ?? 0) <= 0) source.pause()
-          },
-          end: () => controller.close(),
-          fail: (err) => controller.error(err)
-        })
-      },
-      pull () {
+      pull: (controller) => {
+        if (!attached) {
+          attached = true
+          source.pause() // before the 'data' listener, so that it does not start the flow
+          const reading = this.attach({
+            chunk: (chunk) => {
+              controller.enqueue(chunk)
+              if ((controller.desiredSize ?? 0) <= 0) source.pause()
+            },
+            end: () => controller.close(),
+            fail: (err) => controller.error(err)
+          })
+          if (!reading) return
+        }
         source.resume()
       },
       cancel: () => {
         this.cancel()
       }
-    })
+    }, { highWaterMark: 0 })
   }
 
   /**
    * Feeds the source to `sink`, counting bytes against the limit;
    * `detachReader` undoes it. False when the read is already settled: the
-   * body was let go, or the client left.
+   * body had been read by someone else, or let go, or the client left.
    */
   private attach (sink: BodySink): boolean {
     const { source, limit } = this
+    // Read through c.env.incoming (or a hook) first: used, as a native
+    // Request's body is once read.
+    if (!this.touched && source.readableDidRead) {
+      sink.fail(bodyUnusable())
+      return false
+    }
     this.touched = true
     // A source that will emit nothing more: the client went away while the
     // app was busy elsewhere, or the body was let go once the response was
@@ -317,6 +333,11 @@ function bodyAborted (): Error {
 
 function bodyGone (): Error {
   return new Error('Request body already consumed or discarded')
+}
+
+/** What a native Request's body gives once it has been read. */
+function bodyUnusable (): TypeError {
+  return new TypeError('Body is unusable: Body has already been read')
 }
 
 interface BodySink {
