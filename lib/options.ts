@@ -13,7 +13,28 @@ export interface FastifyHonoOptions {
   bodyLimit?: number
   /** Install the lightweight Request, Response and Headers as globals (default true). */
   overrideGlobalObjects?: boolean
+  /**
+   * How long, in milliseconds, the rest of a request body the app left
+   * unread may keep arriving once the response has gone out (default 500).
+   * Past that the connection is closed. See docs/request-bodies.md.
+   */
+  drainTimeout?: number
+  /**
+   * How many bytes of a request body the app left unread are read and
+   * thrown away once the response has gone out, to keep the connection
+   * (default 64 MiB). Past that the connection is closed; a declared length
+   * already over it closes the connection after the response
+   * (`Connection: close`). 0 closes it whenever a body is left unfinished.
+   */
+  drainLimit?: number
 }
+
+/** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
+export const DEFAULT_DRAIN_TIMEOUT = 500
+export const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
+
+/** Largest delay setTimeout honours: a longer one fires at once, with a warning. */
+const MAX_TIMEOUT = 2 ** 31 - 1
 
 export interface ResolvedOptions {
   app: FetchApp
@@ -21,6 +42,8 @@ export interface ResolvedOptions {
   notFound: 'hono' | 'fastify'
   bodyLimit: number | undefined
   overrideGlobalObjects: boolean
+  drainTimeout: number
+  drainLimit: number
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -28,7 +51,10 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (options === null || typeof options !== 'object') {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: register(fastifyHono, { app })')
   }
-  const { app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true } = options
+  const {
+    app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
+    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT
+  } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
   }
@@ -50,5 +76,16 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (typeof overrideGlobalObjects !== 'boolean') {
     throw new FST_ERR_HONO_INVALID_OPTION('overrideGlobalObjects', `must be a boolean, got ${JSON.stringify(overrideGlobalObjects)}`)
   }
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects }
+  if (!(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMEOUT)) {
+    throw new FST_ERR_HONO_INVALID_OPTION('drainTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(drainTimeout)}`)
+  }
+  if (!(Number.isSafeInteger(drainLimit) && drainLimit >= 0)) {
+    throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${describe(drainLimit)}`)
+  }
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit }
+}
+
+/** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */
+function describe (value: unknown): string {
+  return typeof value === 'number' ? String(value) : JSON.stringify(value)
 }

@@ -6,7 +6,7 @@ import { mountView, wasUnmatched } from './app-view.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { writeResponse } from './reply/way-out.js'
-import type { RequestBody } from './request/body.js'
+import type { DrainBounds, RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
@@ -20,11 +20,12 @@ import { asResponse } from './web/response.js'
  * callback-style plugin's synchronous throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
   const mount = createMount(fastify.prefix, stripPrefix)
+  const drain: DrainBounds = Object.freeze({ timeout: drainTimeout, limit: drainLimit })
 
   // The app reads the body itself, in any format: hand it the stream untouched.
   fastify.removeAllContentTypeParsers()
@@ -37,7 +38,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | FastifyReply | undefined {
     // Lightweight requests only while the global Request is ours: the app may
     // pass c.req.raw to `new Request()`, which must accept it.
-    const body = requestBody(request)
+    const body = requestBody(request, drain)
     const appRequest = bridgeRequest(request, reply, mount, body, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
     let result: unknown
@@ -45,7 +46,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
       result = app.fetch(appRequest, env)
     } catch (err) {
       // A synchronous throw reaches Fastify's error handler like a rejection.
-      body?.afterApp(reply.raw)
+      body?.afterApp(reply)
       throw err
     }
     // Hono returns the Response itself when no handler awaited anything:
@@ -54,7 +55,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
       return (result as Promise<unknown>).then(
         (response) => respond(request, reply, env, body, response),
         (err: unknown) => {
-          body?.afterApp(reply.raw)
+          body?.afterApp(reply)
           throw tooLarge(request, reply, body) ?? err
         })
     }
@@ -62,7 +63,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   }
 
   function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply | undefined> | FastifyReply | undefined {
-    body?.afterApp(reply.raw)
+    body?.afterApp(reply)
     const limitError = tooLarge(request, reply, body)
     if (limitError !== undefined) throw limitError
     // A Response from another fetch implementation comes back as a native one.

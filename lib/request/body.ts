@@ -1,8 +1,17 @@
 import { Buffer } from 'node:buffer'
 import { IncomingMessage, type ServerResponse } from 'node:http'
-import type { Http2ServerResponse } from 'node:http2'
+import { constants as http2Constants, type Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
-import { errorCodes } from 'fastify'
+import { errorCodes, type FastifyReply } from 'fastify'
+import { bufferedRest, closeConnection, whenResponseFinished } from '../internals/incoming.js'
+
+/** How long and how much of an unread body is read once the response is out: see afterApp. */
+export interface DrainBounds {
+  /** Milliseconds from the end of the response. */
+  readonly timeout: number
+  /** Bytes read and thrown away. */
+  readonly limit: number
+}
 
 /**
  * The request body as a web stream read straight from the Node stream that
@@ -17,34 +26,97 @@ export class RequestBody {
   /** Read to its end by the app: nothing left to discard. */
   ended = false
   private readonly source: Readable
+  /** The request itself (the source, unless a preParsing hook replaced it). */
+  private readonly incoming: IncomingMessage | Http2ServerRequest
   private readonly limit: number
-  /** Removes the listeners of the read in progress, if any. */
-  private detachReader: (() => void) | undefined
+  private readonly bounds: DrainBounds
+  /** Bytes handed to the app so far. */
+  private received = 0
+  /** We started reading the source (anyone else reading it made the body unusable). */
+  private touched = false
+  /** The response is done and the rest of the body was let go. */
+  private released = false
+  /** Removes the listeners of the read in progress, if any, and fails that read. */
+  private detachReader: ((err?: Error) => void) | undefined
 
-  /**
-   * Once the response is done, whatever the app left unread is discarded, so
-   * the next request on a keep-alive connection gets parsed. (Node only does
-   * this itself for a body nobody started to read.)
-   */
-  discard (): void {
-    this.detachReader?.()
-    if (!this.source.readableEnded) this.source.resume()
-  }
-
-  /**
-   * Called once the app has answered: a body it did not read to the end is
-   * discarded when the response is done (the app may still be reading it
-   * while a streamed response goes out). A body read already needs nothing.
-   */
-  afterApp (outgoing: ServerResponse | Http2ServerResponse): void {
-    if (this.ended) return
-    if (outgoing.writableFinished) this.discard()
-    else outgoing.once('finish', () => this.discard())
-  }
-
-  constructor (source: Readable, limit: number) {
+  constructor (source: Readable, incoming: IncomingMessage | Http2ServerRequest, limit: number, bounds: DrainBounds) {
     this.source = source
+    this.incoming = incoming
     this.limit = limit
+    this.bounds = bounds
+  }
+
+  /**
+   * Called once the app has answered. A body it did not read to the end is
+   * let go when the response is done (the app may still be reading it while
+   * a streamed response goes out): see release. A body read already needs
+   * nothing, nor does an HTTP/1 body that arrived whole and that nobody
+   * touched (Node discards it itself). When the declared length of an
+   * untouched body is already over the drain limit, the response says
+   * `Connection: close`.
+   */
+  afterApp (reply: FastifyReply): void {
+    if (this.ended) return
+    const incoming = this.incoming
+    const source = this.source
+    if (incoming.httpVersionMajor === 2) {
+      // Http2ServerResponse emits 'finish' only once the stream has closed,
+      // which a client that never ends its upload never lets happen: wait
+      // for the end of the stream's own writable side instead.
+      const stream = (incoming as Http2ServerRequest).stream
+      if (stream.writableFinished) this.release()
+      else stream.once('finish', () => this.release())
+      return
+    }
+    if (!this.touched && source === incoming && source.readableFlowing === null && !source.readableDidRead) {
+      if ((incoming as IncomingMessage).complete) return
+      const declared = incoming.headers['content-length']
+      if (declared !== undefined && Number(declared) > this.bounds.limit) reply.header('connection', 'close')
+    }
+    const outgoing = reply.raw
+    if (outgoing.writableFinished) this.release()
+    else whenResponseFinished(outgoing as ServerResponse, () => this.release())
+  }
+
+  /**
+   * The response is done: whatever the app left unread is let go, so that
+   * the connection serves the next request, within bounds. A read still in
+   * progress fails. Over HTTP/2 the stream is closed (RST_STREAM with
+   * NO_ERROR, as RFC 9113 §8.1 allows once the response is complete). Over
+   * HTTP/1 the rest is read and thrown away, for at most `bounds.timeout`
+   * ms and `bounds.limit` bytes, after which the connection closes. A body
+   * that has fully arrived is simply emptied (no bytes are left on the wire).
+   */
+  private release (): void {
+    if (this.released) return
+    this.released = true
+    this.touched = true
+    this.detachReader?.(bodyGone())
+    const source = this.source
+    if (source.readableEnded || source.destroyed) return
+    const incoming = this.incoming
+    if (incoming.httpVersionMajor === 2) {
+      const stream = (incoming as Http2ServerRequest).stream
+      if (!stream.closed && !stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR)
+      return
+    }
+    if ((incoming as IncomingMessage).complete) {
+      source.resume()
+      return
+    }
+    drain(source, incoming as IncomingMessage, this.bounds)
+  }
+
+  /**
+   * The app cancelled the body stream: nothing more is fed to it. The rest
+   * waits for the end of the response (see release), unless it is all in
+   * memory already or the response is done: then it is let go now.
+   */
+  private cancel (): void {
+    this.detachReader?.()
+    const incoming = this.incoming
+    if (this.released || (incoming.httpVersionMajor !== 2 && (incoming as IncomingMessage).complete)) this.source.resume()
+    else this.source.pause()
   }
 
   /**
@@ -62,12 +134,12 @@ export class RequestBody {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let length = 0
-      this.attach({
+      const reading = this.attach({
         chunk: (chunk) => { chunks.push(chunk); length += chunk.length },
         end: () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)),
         fail: reject
       })
-      this.source.resume()
+      if (reading) this.source.resume()
     })
   }
 
@@ -82,57 +154,82 @@ export class RequestBody {
   private takeComplete (): Buffer | undefined {
     const source = this.source
     if (!(source instanceof IncomingMessage) || !source.complete || source.readableFlowing !== null || source.readableDidRead) return undefined
+    this.touched = true
     const data = source.read() as Buffer | null
     this.ended = true
     return data ?? Buffer.alloc(0)
   }
 
+  /**
+   * The body as a web stream. Nothing is read from the source before the
+   * app asks for a chunk (high-water mark 0): a stream that is made but not
+   * read (a native Request is given one at once) leaves the body untouched,
+   * and a body someone read through c.env.incoming in the meantime reads as
+   * used.
+   */
   stream (): ReadableStream<Uint8Array> {
     const source = this.source
+    let attached = false
     return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        source.pause() // before the 'data' listener, so that it does not start the flow
-        this.attach({
-          chunk: (chunk) => {
-            controller.enqueue(chunk)
-            if ((controller.desiredSize ?? 0) <= 0) source.pause()
-          },
-          end: () => controller.close(),
-          fail: (err) => controller.error(err)
-        })
-      },
-      pull () {
+      pull: (controller) => {
+        if (!attached) {
+          attached = true
+          source.pause() // before the 'data' listener, so that it does not start the flow
+          const reading = this.attach({
+            chunk: (chunk) => {
+              controller.enqueue(chunk)
+              if ((controller.desiredSize ?? 0) <= 0) source.pause()
+            },
+            end: () => controller.close(),
+            fail: (err) => controller.error(err)
+          })
+          if (!reading) return
+        }
         source.resume()
       },
       cancel: () => {
-        // The app does not want the rest: discard it, so the connection
-        // stays usable for the next request.
-        this.discard()
+        this.cancel()
       }
-    })
+    }, { highWaterMark: 0 })
   }
 
-  /** Feeds the source to `sink`, counting bytes against the limit; `detachReader` undoes it. */
-  private attach (sink: BodySink): void {
+  /**
+   * Feeds the source to `sink`, counting bytes against the limit;
+   * `detachReader` undoes it. False when the read is already settled: the
+   * body had been read by someone else, or let go, or the client left.
+   */
+  private attach (sink: BodySink): boolean {
     const { source, limit } = this
-    // A source that will emit nothing more: the client went away while the
-    // app was busy elsewhere, or the body was discarded once the response
-    // was done. Listening would leave the read pending forever.
-    if (source.destroyed || source.readableEnded) {
-      sink.fail(source.readableEnded ? bodyGone() : bodyAborted())
-      return
+    // Read through c.env.incoming (or a hook) first: used, as a native
+    // Request's body is once read.
+    if (!this.touched && source.readableDidRead) {
+      sink.fail(bodyUnusable())
+      return false
     }
-    let received = 0
-    const detach = (): void => {
+    this.touched = true
+    // A source that will emit nothing more: the client went away while the
+    // app was busy elsewhere, or the body was let go once the response was
+    // done. Listening would leave the read pending forever. A body that had
+    // arrived whole before the client left is still handed over.
+    if (this.released || source.readableEnded) {
+      sink.fail(bodyGone())
+      return false
+    }
+    if (source.destroyed) {
+      if (!this.deliverRest(sink)) sink.fail(bodyAborted())
+      return false
+    }
+    const detach = (err?: Error): void => {
       this.detachReader = undefined
       source.off('data', onData)
       source.off('end', onEnd)
       source.off('error', onError)
       source.off('close', onClose)
+      if (err !== undefined) sink.fail(err)
     }
     const onData = (chunk: Buffer): void => {
-      received += chunk.length
-      if (received > limit) {
+      this.received += chunk.length
+      if (this.received > limit) {
         this.exceeded = true
         detach()
         source.pause()
@@ -148,20 +245,86 @@ export class RequestBody {
     }
     const onError = (err: Error): void => {
       detach()
-      sink.fail(err)
+      if (!this.deliverRest(sink)) sink.fail(err)
     }
     // An aborted upload closes the source without 'end' (and, depending on
     // the Node version, without 'error'): the read must reject, not hang.
     const onClose = (): void => {
       detach()
-      sink.fail(bodyAborted())
+      if (!this.deliverRest(sink)) sink.fail(bodyAborted())
     }
     this.detachReader = detach
     source.on('data', onData)
     source.on('end', onEnd)
     source.on('error', onError)
     source.on('close', onClose)
+    return true
   }
+
+  /**
+   * After the client left: hands `sink` what the stream still holds and
+   * ends it, when that is the whole rest of the body (every byte had
+   * arrived: see bufferedRest); false, having handed nothing, otherwise.
+   */
+  private deliverRest (sink: BodySink): boolean {
+    const rest = bufferedRest(this.source, this.incoming)
+    if (rest === undefined) return false
+    let total = this.received
+    for (const chunk of rest) total += chunk.length
+    const declared = this.incoming.headers['content-length']
+    if (declared !== undefined && Number(declared) !== total) return false
+    if (total > this.limit) {
+      this.exceeded = true
+      sink.fail(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+      return true
+    }
+    this.received = total
+    for (const chunk of rest) sink.chunk(chunk)
+    this.ended = true
+    sink.end()
+    return true
+  }
+}
+
+/**
+ * Reads and throws away the rest of an HTTP/1 body once the response is
+ * done, so the connection can serve the next request: at most
+ * `bounds.limit` bytes and for at most `bounds.timeout` ms, after which the
+ * connection closes. A client that stalls, or keeps sending, holds it no
+ * longer than that.
+ */
+function drain (source: Readable, incoming: IncomingMessage, bounds: DrainBounds): void {
+  let drained = 0
+  const stop = (): void => {
+    clearTimeout(timer)
+    source.off('data', onData)
+    source.off('end', stop)
+    source.off('error', stop)
+    source.off('close', stop)
+  }
+  const giveUp = (): void => {
+    stop()
+    // Read no more: the socket stops once Node's buffer for the body is full.
+    source.pause()
+    closeConnection(incoming)
+  }
+  // Once the whole body has arrived, what is left is in memory only: it
+  // ends without holding anything up.
+  const onData = (chunk: Buffer): void => {
+    drained += chunk.length
+    if (drained > bounds.limit && !incoming.complete) giveUp()
+  }
+  const onTimeout = (): void => {
+    if (incoming.complete) stop()
+    else giveUp()
+  }
+  const timer = setTimeout(onTimeout, bounds.timeout)
+  timer.unref()
+  source.on('data', onData)
+  source.on('end', stop)
+  source.on('error', stop)
+  source.on('close', stop)
+  source.resume()
 }
 
 function bodyAborted (): Error {
@@ -170,6 +333,11 @@ function bodyAborted (): Error {
 
 function bodyGone (): Error {
   return new Error('Request body already consumed or discarded')
+}
+
+/** What a native Request's body gives once it has been read. */
+function bodyUnusable (): TypeError {
+  return new TypeError('Body is unusable: Body has already been read')
 }
 
 interface BodySink {

@@ -5,17 +5,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { FST_ERR_HONO_BAD_REQUEST } from '../errors.js'
 import { clientAbortSignal } from '../web/client-abort.js'
 import { createLightweightRequest, NativeRequest } from '../web/request.js'
-import { RequestBody } from './body.js'
+import { RequestBody, type DrainBounds } from './body.js'
 import { requestUrl, type Mount } from './url.js'
 
 /**
- * The request's body, or null when it has none: GET and HEAD never do, and
- * see bodySource for the rest. The app reads it through the Request that
- * bridgeRequest builds around it.
+ * The request's body, or null when it has none: see bodySource. The app
+ * reads it through the Request that bridgeRequest builds around it.
  */
-export function requestBody (request: FastifyRequest): RequestBody | null {
+export function requestBody (request: FastifyRequest, drain: DrainBounds): RequestBody | null {
   const source = bodySource(request, request.raw.method ?? 'GET')
-  return source === null ? null : new RequestBody(source, request.routeOptions.bodyLimit ?? Infinity)
+  return source === null ? null : new RequestBody(source, request.raw, request.routeOptions.bodyLimit ?? Infinity, drain)
 }
 
 /**
@@ -44,18 +43,17 @@ export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mou
 }
 
 /**
- * The stream Fastify's passthrough parser handed over. Fastify skips parsing
- * when a request has neither Content-Type nor Content-Length nor
- * Transfer-Encoding (5.12.8), which on HTTP/1 means no body; an HTTP/2 request
- * has no Content-Length as a rule, so there the stream itself says whether a
- * body follows the headers.
+ * The stream Fastify's passthrough parser handed over, or the request itself
+ * when Fastify ran no parser: it skips parsing when a request has neither
+ * Content-Type nor Transfer-Encoding and no Content-Length other than 0
+ * (5.12.8), and an HTTP/2 request has no Content-Length as a rule. As in
+ * @hono/node-server (2.1.9), every method but GET, HEAD and TRACE has a
+ * body, empty if nothing follows the headers; those three have none.
  */
 function bodySource (request: FastifyRequest, method: string): Readable | null {
-  if (method === 'GET' || method === 'HEAD') return null
-  if (request.body !== undefined && request.body !== null) return request.body as Readable
-  const raw = request.raw
-  if (raw.httpVersionMajor !== 2 || raw.readableEnded) return null
-  return (raw as unknown as Http2ServerRequest).stream.endAfterHeaders ? null : raw
+  if (method === 'GET' || method === 'HEAD' || method === 'TRACE') return null
+  const body = request.body
+  return body !== undefined && body !== null ? body as Readable : request.raw
 }
 
 /**

@@ -59,7 +59,13 @@ export class LightweightRequest {
     return (self[kHeaders] ??= requestHeaders(self[kIncoming].rawHeaders))
   }
 
-  get body (): ReadableStream<Uint8Array> | null { return materialize(this).body }
+  get body (): ReadableStream<Uint8Array> | null {
+    const self = this as unknown as Lightweight
+    // No body (GET, HEAD, TRACE): null, as the native Request would say, without building one.
+    if (self[kNative] === undefined && self[kBody] === null) return null
+    return materialize(this).body
+  }
+
   get bodyUsed (): boolean {
     const self = this as unknown as Lightweight
     return self[kNative] === undefined ? self[kBodyUsed] : self[kNative].bodyUsed
@@ -154,9 +160,10 @@ function isLightweight (value: unknown): value is Lightweight {
  */
 function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T> {
   const self = request as Lightweight
-  if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
-  self[kBodyUsed] = true
   const body = self[kBody]
+  if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
+  // A null body is never used up: a native Request reads it as empty every time.
+  if (body !== null) self[kBodyUsed] = true
   const bytes = body === null ? Buffer.alloc(0) : body.read()
   if (!Buffer.isBuffer(bytes)) return bytes.then(convert)
   try {
