@@ -95,16 +95,11 @@ export class RequestBody {
     const source = this.source
     if (source.readableEnded || source.destroyed) return
     const incoming = this.incoming
-    if (incoming.httpVersionMajor === 2) {
-      const stream = (incoming as Http2ServerRequest).stream
-      if (!stream.closed && !stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR)
-      return
-    }
-    if ((incoming as IncomingMessage).complete) {
+    if (incoming.httpVersionMajor !== 2 && (incoming as IncomingMessage).complete) {
       source.resume()
       return
     }
-    drain(source, incoming as IncomingMessage, this.bounds)
+    drain(source, incoming, this.bounds)
   }
 
   /**
@@ -293,7 +288,8 @@ export class RequestBody {
  * connection closes. A client that stalls, or keeps sending, holds it no
  * longer than that.
  */
-function drain (source: Readable, incoming: IncomingMessage, bounds: DrainBounds): void {
+function drain (source: Readable, incoming: IncomingMessage | Http2ServerRequest, bounds: DrainBounds): void {
+  const http2 = incoming.httpVersionMajor === 2
   let drained = 0
   const stop = (): void => {
     clearTimeout(timer)
@@ -306,16 +302,17 @@ function drain (source: Readable, incoming: IncomingMessage, bounds: DrainBounds
     stop()
     // Read no more: the socket stops once Node's buffer for the body is full.
     source.pause()
-    closeConnection(incoming)
+    if (http2) closeStream(incoming as Http2ServerRequest)
+    else closeConnection(incoming as IncomingMessage)
   }
   // Once the whole body has arrived, what is left is in memory only: it
   // ends without holding anything up.
   const onData = (chunk: Buffer): void => {
     drained += chunk.length
-    if (drained > bounds.limit && !incoming.complete) giveUp()
+    if (drained > bounds.limit && !arrived(incoming)) giveUp()
   }
   const onTimeout = (): void => {
-    if (incoming.complete) stop()
+    if (arrived(incoming)) stop()
     else giveUp()
   }
   const timer = setTimeout(onTimeout, bounds.timeout)
@@ -325,6 +322,24 @@ function drain (source: Readable, incoming: IncomingMessage, bounds: DrainBounds
   source.on('error', stop)
   source.on('close', stop)
   source.resume()
+}
+
+/** The whole body is in memory already (HTTP/1 only: an HTTP/2 stream says so by ending). */
+function arrived (incoming: IncomingMessage | Http2ServerRequest): boolean {
+  return incoming.httpVersionMajor !== 2 && (incoming as IncomingMessage).complete
+}
+
+/**
+ * Ends an HTTP/2 request stream whose body will not be read to its end, the
+ * response being complete: RST_STREAM with NO_ERROR (RFC 9113 section 8.1).
+ * Only once the bounds are spent: a client still sending when that arrives
+ * before it has read the response's end (Node's client, for one) waits for
+ * its own unsent data and never closes, so a body that keeps coming within
+ * the bounds is read to its end instead.
+ */
+function closeStream (incoming: Http2ServerRequest): void {
+  const stream = incoming.stream
+  if (!stream.closed && !stream.destroyed) stream.close(http2Constants.NGHTTP2_NO_ERROR)
 }
 
 function bodyAborted (): Error {
