@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http'
+import { ServerResponse } from 'node:http'
 import { findSymbol } from './find-symbol.js'
 
 // Node's ServerResponse internals (lib/_http_outgoing.js), checked on Node
@@ -37,7 +37,9 @@ export function presetContentLength (raw: ServerResponse, length: number): boole
  * and a preset length would frame the 500 that follows with the failed
  * body's length, desynchronizing a keep-alive connection.
  */
-export function forgetFailedHead (raw: ServerResponse): void {
+export function forgetFailedHead (raw: object): void {
+  // HTTP/2 has neither (and warns when statusMessage is set).
+  if (!(raw instanceof ServerResponse)) return
   const out = raw as unknown as NodeOutgoing
   if (out._contentLength !== undefined) out._contentLength = null
   out.statusMessage = undefined

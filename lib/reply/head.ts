@@ -152,6 +152,28 @@ export function isCustomStatusText (status: number, statusText: string): boolean
 const http2Forbidden = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'])
 
 /**
+ * A head for Node's Http2ServerResponse: an object, without the
+ * connection-specific headers HTTP/2 forbids (a streaming helper's
+ * `Transfer-Encoding: chunked`, for one), repeated names kept as arrays.
+ */
+export function http2Head (head: HeadLines): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {}
+  const add = (name: string, value: string | number | readonly string[] | undefined): void => {
+    const lower = name.toLowerCase()
+    if (value === undefined || http2Forbidden.has(lower)) return
+    const existing = out[lower]
+    out[lower] = existing === undefined ? value as string : ([] as string[]).concat(typeof existing === 'number' ? String(existing) : existing, value as string)
+  }
+  if (Array.isArray(head)) {
+    for (let i = 0; i < head.length; i += 2) add(head[i], head[i + 1])
+  } else {
+    const record = head as OutgoingHttpHeaders
+    for (const name in record) add(name, record[name])
+  }
+  return out
+}
+
+/**
  * For reply.send: checks every header the app set before any of them reaches
  * the reply, so a value that `Headers` accepts but Node rejects (`'a\x01b'`)
  * fails here, with nothing half-written, and Fastify's error handler answers 500.

@@ -98,7 +98,7 @@ function takeBackHeaders (reply: FastifyReply, headers: Headers, before: Record<
     const previous = before?.[name]
     if (previous !== undefined) reply.header(name, previous)
   }
-  (raw as { statusMessage?: string }).statusMessage = undefined
+  if (reply.request.raw.httpVersionMajor !== 2) (raw as { statusMessage?: string }).statusMessage = undefined
 }
 
 function send (reply: FastifyReply, payload: Buffer | ReadableStream<Uint8Array> | undefined, reason: string): FastifyReply {

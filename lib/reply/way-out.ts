@@ -6,7 +6,7 @@ import { canChunk } from '../internals/node.js'
 import { claimBody, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeFast } from './fast-writer.js'
-import { isCustomStatusText, outgoingHeaders } from './head.js'
+import { http2Head, isCustomStatusText, outgoingHeaders } from './head.js'
 import type { SendReason } from './reasons.js'
 import { writeThroughReply } from './send-writer.js'
 import { writeStream } from './stream-writer.js'
@@ -34,13 +34,13 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   }
   if (parts === undefined) {
     if (response.bodyUsed) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
-    const refused = replyGuard(reply)
+    const refused = replyGuard(reply, true)
     if (refused !== undefined) return viaReply(refused, request, reply, response, undefined)
     return writeNative(request, reply, response)
   }
   // A body shared with copies (or this same response sent before) goes out once.
   if (parts.body !== null && !claimBody(response)) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
-  const head = replyGuard(reply) ?? outgoingHeaders(reply, parts, false)
+  const head = replyGuard(reply, false) ?? outgoingHeaders(reply, parts, false)
   if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
   wentOut(reply, 'fast writer')
   writeFast(reply, parts, head, request.raw.method ?? 'GET')
@@ -67,14 +67,18 @@ function writtenByTheApp (response: Response, parts: ResponseParts | undefined):
   return false
 }
 
-/** What rules out both of our writers, whatever the response. */
-function replyGuard (reply: FastifyReply): SendReason | undefined {
+/**
+ * What rules out both of our writers, whatever the response. Over HTTP/2
+ * only the stream writer may write (`streams`), and only a live stream:
+ * see writeNative.
+ */
+function replyGuard (reply: FastifyReply, streams: boolean): SendReason | undefined {
   // onSend hooks only run through reply.send.
   if (hasOnSendHooks(reply)) return 'onSend hooks in scope'
   const raw = reply.raw
-  // HTTP/2 has none of Node's HTTP/1 fields and forbids some headers: reply.send copes.
-  if (!(raw instanceof ServerResponse)) return 'HTTP/2'
   if (raw.headersSent) return 'headers already sent'
+  // The fast writer needs Node's HTTP/1 fields, which HTTP/2 does not have.
+  if (!streams && !(raw instanceof ServerResponse)) return 'HTTP/2'
   return undefined
 }
 
@@ -86,13 +90,15 @@ function replyGuard (reply: FastifyReply): SendReason | undefined {
 async function writeNative (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> {
   const status = response.status
   const body = response.body
+  // HTTP/2 frames a stream itself and has no reason phrase.
+  const http2 = !(reply.raw instanceof ServerResponse)
   const refused = body === null || isNullBodyStatus(status)
     ? 'no body to stream'
-    : !canChunk(reply.raw)
+    : !http2 && !canChunk(reply.raw)
         ? 'no chunked framing (HTTP/1.0)'
         : request.raw.method === 'HEAD'
           ? 'HEAD answered with a stream'
-          : isCustomStatusText(status, response.statusText) ? 'custom statusText' : undefined
+          : !http2 && isCustomStatusText(status, response.statusText) ? 'custom statusText' : undefined
   if (refused !== undefined) return viaReply(refused, request, reply, response, undefined)
 
   const headers = response.headers
@@ -102,6 +108,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
   if (Buffer.isBuffer(payload)) {
     // Complete: from here on it is a stored body like a lightweight response's.
     const parts: ResponseParts = { status, body: payload, init: undefined, headers, headLength: undefined }
+    if (http2) return viaReply('HTTP/2', request, reply, response, parts)
     const head = outgoingHeaders(reply, parts, false)
     if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
     wentOut(reply, 'fast writer')
@@ -111,7 +118,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
   const head = outgoingHeaders(reply, asStream, true)
   if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload)
   wentOut(reply, 'stream writer')
-  await writeStream(reply, status, head, payload)
+  await writeStream(reply, status, http2 ? http2Head(head) : head, payload)
   return undefined
 }
 

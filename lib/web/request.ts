@@ -4,6 +4,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
 import { clientAbortSignal } from './client-abort.js'
 import type { RequestBody } from '../request/body.js'
 import { requestHeaders } from './headers.js'
+import { NativeResponse } from './response.js'
 import { realStream } from './shared-body.js'
 
 /**
@@ -93,8 +94,8 @@ export class LightweightRequest {
     return this.arrayBuffer().then((buffer) => new Uint8Array(buffer))
   }
 
-  blob (): Promise<Blob> { return materialize(this).blob() }
-  formData (): Promise<FormData> { return materialize(this).formData() }
+  blob (): Promise<Blob> { return parsedAs(this, 'blob') }
+  formData (): Promise<FormData> { return parsedAs(this, 'formData') }
   clone (): globalThis.Request { return materialize(this).clone() }
 
   static [Symbol.hasInstance] (value: unknown): boolean {
@@ -171,6 +172,22 @@ function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T>
   } catch (err) {
     return Promise.reject(err)
   }
+}
+
+/**
+ * blob() and formData(): the bytes read as text() reads them, then parsed by
+ * a native Response with the request's Content-Type, whose body algorithms
+ * are a Request's own (the MIME type for the Blob, the urlencoded and
+ * multipart parsers). No native Request is built, so a method it refuses
+ * (TRACE) still reads, and nothing throws synchronously.
+ */
+function parsedAs (request: LightweightRequest, kind: 'blob' | 'formData'): Promise<any> {
+  const native = (request as unknown as Lightweight)[kNative]
+  if (native !== undefined) return native[kind]()
+  const type = request.headers.get('content-type')
+  const init = type === null ? undefined : { headers: { 'content-type': type } }
+  const parse = (bytes: Buffer): globalThis.Response => new NativeResponse(bytes.length === 0 ? null : bytes as unknown as BodyInit, init)
+  return consume(request, parse).then((response): Promise<Blob | FormData> => kind === 'blob' ? response.blob() : response.formData())
 }
 
 const decode = (bytes: Buffer): string => utf8.decode(bytes)
