@@ -2,6 +2,7 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
+import { mount } from 'hono/mount'
 import fastifyHono, { type FastifyHonoBindings } from 'fastify-hono'
 import { listen } from './helpers/net'
 
@@ -109,6 +110,23 @@ test('a sub-app mounted with app.route(), with and without its own onError', asy
     '/v1/guarded/items/1': '/v1/guarded/items/:id',
     '/v1/guarded/fail/1': '/v1/guarded/fail/:id'
   })
+})
+
+test('a function that takes next is a middleware, as Hono tells them apart: hono/mount, unless wrapped', async (t) => {
+  const legacy = (request: Request): Response => new Response('legacy ' + new URL(request.url).pathname)
+  const mounted = mount(legacy)
+  const app = new Hono()
+  app.all('/legacy/*', mount(legacy))
+  // A one-parameter handler around it: the chain ends there, so it has a name.
+  app.all('/wrapped/*', (c) => mounted(c, async () => {}))
+  const { server, seen } = recordingServer()
+  t.teardown(() => server.close())
+  await server.register(fastifyHono, { app, prefix: '/v2' })
+  const { base } = await listen(server)
+
+  t.equal(await (await fetch(base + '/v2/legacy/a')).text(), 'legacy /a')
+  t.equal(await (await fetch(base + '/v2/wrapped/a')).text(), 'legacy /a')
+  t.same(routesByUrl(seen), { '/v2/legacy/a': undefined, '/v2/wrapped/a': '/v2/wrapped/*' })
 })
 
 test('not found: no route name, whatever the path, with or without middleware matching', async (t) => {
