@@ -98,8 +98,13 @@ function ignore (): void {}
  */
 function handlerRoute (match: MatchResult): RouteRecord | undefined {
   const matched = match[0]
+  if (!Array.isArray(matched)) return undefined
   for (let i = 0; i < matched.length; i++) {
-    const [handler, route] = matched[i][0]
+    // Checked as read: a router of another shape names nothing rather than throw.
+    const pair = matched[i]?.[0]
+    if (!Array.isArray(pair)) return undefined
+    const [handler, route] = pair
+    if (typeof handler !== 'function' || typeof route?.path !== 'string') return undefined
     if (!isMiddleware(handler)) return route
   }
   return undefined
