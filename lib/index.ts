@@ -33,5 +33,18 @@ declare namespace fastifyHono {
   export { fastifyHono as default }
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * On a request a mounted Hono app routed: the path of the Hono route
+     * whose handler it reached, prefix included (`/v2/users/:id`), where
+     * `routeOptions.url` says `/v2/*`. Undefined before the app has routed
+     * the request, when only middleware or nothing matched (Hono's not-found),
+     * for a fetch app that is not Hono, and on other routes.
+     */
+    readonly honoRoute: string | undefined
+  }
+}
+
 // require('fastify-hono') returns the plugin itself, as with @fastify/* plugins.
 export = fastifyHono

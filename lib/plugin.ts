@@ -9,6 +9,7 @@ import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
+import { nameRoutes } from './route-name.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
 import { asResponse } from './web/response.js'
 
@@ -26,6 +27,8 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   keepTickObjectAlive()
   const mount = createMount(fastify.prefix, stripPrefix)
   const drain: DrainBounds = Object.freeze({ timeout: drainTimeout, limit: drainLimit })
+  // `request.honoRoute`: the app's route path, behind the prefix unless the app sees it.
+  const trackRoute = nameRoutes(fastify, app, stripPrefix ? fastify.prefix : '')
 
   // The app reads the body itself, in any format: hand it the stream untouched.
   fastify.removeAllContentTypeParsers()
@@ -42,6 +45,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     const appRequest = bridgeRequest(request, reply, mount, body, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
     let result: unknown
+    trackRoute(request)
     try {
       result = app.fetch(appRequest, env)
     } catch (err) {
