@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
@@ -9,6 +9,7 @@ import { writeResponse } from './reply/way-out.js'
 import type { RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
+import { registerMountRoutes, type MountRoute } from './routes.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
 import { isResponse } from './web/response.js'
 
@@ -73,17 +74,16 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     return writeResponse(request, reply, response)
   }
 
-  const route: Omit<RouteOptions, 'url'> = {
-    method: fastify.supportedMethods,
-    // HEAD is in the list above. Fastify's automatic HEAD route would answer
-    // 500 for a handler that sends a Response (checked on 5.12.8).
+  const route: MountRoute = {
+    // HEAD is among the methods registered: Fastify's automatic HEAD route
+    // would answer 500 for a handler that sends a Response (checked on 5.12.8).
     exposeHeadRoute: false,
     handler: handleRequest
   }
   if (bodyLimit !== undefined) route.bodyLimit = bodyLimit
-  // `/prefix` itself, then `/prefix/` and everything below it.
-  fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' })
-  fastify.route({ ...route, url: '/*' })
+  // `/prefix` itself, then `/prefix/` and everything below it, for the
+  // methods no Fastify route holds there (lib/routes.ts).
+  registerMountRoutes(fastify, route)
 }
 
 /**
