@@ -1,6 +1,7 @@
 import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './app-view.js'
+import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -13,6 +14,13 @@ export interface FastifyHonoOptions {
   bodyLimit?: number
   /** Install the lightweight Request, Response and Headers as globals (default true). */
   overrideGlobalObjects?: boolean
+  /**
+   * The app's OpenAPI 3 document, whose paths @fastify/swagger's document
+   * includes under the mount's prefix: the document, a function that returns
+   * it, or `true` for an app with `getOpenAPIDocument()` (@hono/zod-openapi).
+   * The mount's own catch-all routes are never in that document.
+   */
+  openapi?: OpenAPIOption
 }
 
 export interface ResolvedOptions {
@@ -21,6 +29,7 @@ export interface ResolvedOptions {
   notFound: 'hono' | 'fastify'
   bodyLimit: number | undefined
   overrideGlobalObjects: boolean
+  openapi: OpenAPIOption | undefined
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -28,7 +37,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (options === null || typeof options !== 'object') {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: register(fastifyHono, { app })')
   }
-  const { app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true } = options
+  const { app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true, openapi } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
   }
@@ -50,5 +59,6 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (typeof overrideGlobalObjects !== 'boolean') {
     throw new FST_ERR_HONO_INVALID_OPTION('overrideGlobalObjects', `must be a boolean, got ${JSON.stringify(overrideGlobalObjects)}`)
   }
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects }
+  checkOpenAPIOption(openapi, app)
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, openapi }
 }

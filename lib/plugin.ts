@@ -3,6 +3,7 @@ import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { mountView, wasUnmatched } from './app-view.js'
+import { documentMount } from './openapi.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { writeResponse } from './reply/way-out.js'
@@ -21,7 +22,7 @@ import { isResponse } from './web/response.js'
  * callback-style plugin's synchronous throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, openapi, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
@@ -78,7 +79,9 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     // HEAD is among the methods registered: Fastify's automatic HEAD route
     // would answer 500 for a handler that sends a Response (checked on 5.12.8).
     exposeHeadRoute: false,
-    handler: handleRequest
+    handler: handleRequest,
+    // Out of @fastify/swagger's document, with the app's own paths in their place.
+    config: documentMount(fastify, openapi, resolved.app, stripPrefix).config
   }
   if (bodyLimit !== undefined) route.bodyLimit = bodyLimit
   // `/prefix` itself, then `/prefix/` and everything below it, for the
