@@ -43,13 +43,13 @@ export function registerMountRoutes (fastify: FastifyInstance, route: MountRoute
   registry.handlers.add(route.handler)
   watchLaterRoutes(fastify, registry)
 
-  const wildcard = { ...route, url: '/*' }
-  const targets: Array<[RouteOptions['url'], Omit<RouteOptions, 'method'>]> = []
+  // [the URL Fastify will give the route, the route]
+  const targets: Array<[string, Omit<RouteOptions, 'method'>]> = []
   const pointUrl = fullUrl(fastify.prefix, '')
   if (pointUrl !== '' && pointUrl !== '/') {
     targets.push([pointUrl, { ...route, url: '/', prefixTrailingSlash: 'no-slash' }])
   }
-  targets.push([fullUrl(fastify.prefix, '/*'), wildcard])
+  targets.push([fullUrl(fastify.prefix, '/*'), { ...route, url: '/*' }])
 
   for (const [url, options] of targets) {
     const methods = fastify.supportedMethods.filter((method) => !takenByFastify(fastify, registry, method, url))
