@@ -3,4 +3,4 @@ import fastifyHono from './index.js'
 
 export default fastifyHono
 export { fastifyHono }
-export type { FastifyHonoBindings, FetchApp, FastifyHonoOptions } from './index.js'
+export type { FastifyHonoBindings, FetchApp, FastifyHonoOptions, OpenAPIDocument, OpenAPITarget } from './index.js'

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { FastifyHonoBindings as Bindings, FetchApp as App } from './bindings.js'
+import type { OpenAPIDocument as Document, OpenAPITarget as Target } from './openapi.js'
 import type { FastifyHonoOptions as Options } from './options.js'
 import { fastifyHonoPlugin } from './plugin.js'
 
@@ -29,6 +30,8 @@ declare namespace fastifyHono {
   export type FastifyHonoOptions = Options
   export type FastifyHonoBindings = Bindings
   export type FetchApp = App
+  export type OpenAPIDocument = Document
+  export type OpenAPITarget = Target
   export const fastifyHono: FastifyHonoPlugin
   export { fastifyHono as default }
 }

@@ -1,6 +1,7 @@
 import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './app-view.js'
+import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -27,6 +28,13 @@ export interface FastifyHonoOptions {
    * (`Connection: close`). 0 closes it whenever a body is left unfinished.
    */
   drainLimit?: number
+  /**
+   * The app's OpenAPI 3 document, whose paths @fastify/swagger's document
+   * includes under the mount's prefix: the document, a function that returns
+   * it, or `true` for an app with `getOpenAPIDocument()` (@hono/zod-openapi).
+   * The mount's own catch-all routes are never in that document.
+   */
+  openapi?: OpenAPIOption
 }
 
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
@@ -44,6 +52,7 @@ export interface ResolvedOptions {
   overrideGlobalObjects: boolean
   drainTimeout: number
   drainLimit: number
+  openapi: OpenAPIOption | undefined
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -53,7 +62,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   }
   const {
     app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
-    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT
+    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi
   } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
@@ -82,7 +91,8 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (!(Number.isSafeInteger(drainLimit) && drainLimit >= 0)) {
     throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${describe(drainLimit)}`)
   }
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit }
+  checkOpenAPIOption(openapi, app)
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi }
 }
 
 /** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { mountView, wasUnmatched } from './app-view.js'
+import { documentMount } from './openapi.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { writeResponse } from './reply/way-out.js'
@@ -10,6 +11,7 @@ import type { DrainBounds, RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
 import { nameRoutes } from './route-name.js'
+import { registerMountRoutes, type MountRoute } from './routes.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
 import { asResponse } from './web/response.js'
 
@@ -21,7 +23,7 @@ import { asResponse } from './web/response.js'
  * callback-style plugin's synchronous throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
@@ -80,17 +82,18 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     return writeResponse(request, reply, appResponse)
   }
 
-  const route: Omit<RouteOptions, 'url'> = {
-    method: fastify.supportedMethods,
-    // HEAD is in the list above. Fastify's automatic HEAD route would answer
-    // 500 for a handler that sends a Response (checked on 5.12.8).
+  const route: MountRoute = {
+    // HEAD is among the methods registered: Fastify's automatic HEAD route
+    // would answer 500 for a handler that sends a Response (checked on 5.12.8).
     exposeHeadRoute: false,
-    handler: handleRequest
+    handler: handleRequest,
+    // Out of @fastify/swagger's document, with the app's own paths in their place.
+    config: documentMount(fastify, openapi, resolved.app, stripPrefix).config
   }
   if (bodyLimit !== undefined) route.bodyLimit = bodyLimit
-  // `/prefix` itself, then `/prefix/` and everything below it.
-  fastify.route({ ...route, url: '/', prefixTrailingSlash: 'no-slash' })
-  fastify.route({ ...route, url: '/*' })
+  // `/prefix` itself, then `/prefix/` and everything below it, for the
+  // methods no Fastify route holds there (lib/routes.ts).
+  registerMountRoutes(fastify, route)
 }
 
 /**

@@ -287,31 +287,29 @@ t.test('@fastify/formbody: parses for Fastify routes, does not take the mounted 
   }
 })
 
-t.test('@fastify/swagger: lists a mount as two catch-all paths; the Hono routes are not listed; hidden with an onRoute hook', async (t) => {
+t.test('@fastify/swagger: the mount\'s catch-all routes stay out of the document, the Fastify routes stay in', async (t) => {
   const app = new Hono<Env>()
   app.get('/users', (c) => c.json([]))
   const server = Fastify()
   await server.register(fastifySwagger, { openapi: { info: { title: 'compat', version: '1.0.0' } } })
   server.get('/legacy', async () => 'legacy')
   await server.register(fastifyHono, { app, prefix: '/shown' })
+  // The onRoute hook that used to hide a mount still does no harm.
   await server.register(async (scope) => {
     scope.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true } })
     await scope.register(fastifyHono, { app, prefix: '/hidden' })
   })
   const base = await listen(t, server)
 
-  const doc = server.swagger() as { openapi: string, paths: Record<string, Record<string, { parameters?: unknown[] }>> }
+  const doc = server.swagger() as { openapi: string, paths: Record<string, unknown> }
   t.equal(doc.openapi, '3.0.3')
-  t.same(Object.keys(doc.paths).sort(), ['/legacy', '/shown', '/shown/{*}'])
-  const methods = ['delete', 'get', 'head', 'options', 'patch', 'post', 'put', 'query', 'trace']
-  t.same(Object.keys(doc.paths['/shown']).sort(), methods, 'every method the mount registers, QUERY included')
-  t.same(Object.keys(doc.paths['/shown/{*}']).sort(), methods)
-  t.same(doc.paths['/shown/{*}'].get.parameters, [{ schema: { type: 'string' }, in: 'path', name: '*', required: true }])
+  t.same(Object.keys(doc.paths), ['/legacy'], 'no /prefix or /prefix/{*} with every method (QUERY included)')
 
-  // Hiding the mount in the docs does not change what it serves.
-  const res = await get(`${base}/hidden/users`)
-  t.equal(res.status, 200)
-  t.same(await res.json(), [])
+  for (const prefix of ['/shown', '/hidden']) {
+    const res = await get(`${base}${prefix}/users`)
+    t.equal(res.status, 200)
+    t.same(await res.json(), [])
+  }
 })
 
 t.test('@fastify/under-pressure: its 503 comes before the app; its decorators are reachable from Hono', async (t) => {
