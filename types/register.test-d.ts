@@ -34,6 +34,11 @@ server.register(fastifyHono, { app: api, notFound: 'express' })
 server.register(fastifyHono, { app: api, stripPrefix: 'yes' })
 // @ts-expect-error: bodyLimit is a number
 server.register(fastifyHono, { app: api, bodyLimit: '1mb' })
+server.register(fastifyHono, { app: api, prefix: '/v4', drainTimeout: 200, drainLimit: 1024 })
+// @ts-expect-error: drainLimit is a number of bytes
+server.register(fastifyHono, { app: api, drainLimit: '1mb' })
+// @ts-expect-error: drainTimeout is a number of milliseconds
+server.register(fastifyHono, { app: api, drainTimeout: '1s' })
 
 // @ts-expect-error: bindings have no such field
 api.get('/x', (c) => c.text(c.env.nothing))
