@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { enclosingScopes } from './internals/fastify.js'
 
 /**
  * The mount's routes, and the rule that settles a Fastify route and the mount
@@ -119,23 +120,16 @@ function registryOf (fastify: FastifyInstance): Registry {
  * Watches the routes added after the mount, wherever they can be added: an
  * onRoute hook on every scope around the mount, up to the root. Fastify copies
  * a scope's onRoute hooks into the scopes created in it later, but not into
- * those that exist already, hence every level. The scopes around a plugin are
- * found along the prototype chain: Fastify creates each scope with
- * `Object.create(parent)` (checked on 5.0 to 5.12.8). If that ever changes,
- * the walk stops early, and a wildcard route added after the mount fails
- * with FST_ERR_DUPLICATED_ROUTE, as it did before this rule.
+ * those that exist already, hence every level. If the scopes around a plugin
+ * cannot be found (see enclosingScopes), a wildcard route added after the
+ * mount fails with FST_ERR_DUPLICATED_ROUTE, as it did before this rule.
  */
 function watchLaterRoutes (fastify: FastifyInstance, registry: Registry): void {
-  for (let scope = Object.getPrototypeOf(fastify) as Partial<FastifyInstance> | null; isFastify(scope); scope = Object.getPrototypeOf(scope) as Partial<FastifyInstance> | null) {
+  for (const scope of enclosingScopes(fastify)) {
     if (registry.hooked.has(scope)) break // and so are the scopes above it
     registry.hooked.add(scope)
     scope.addHook('onRoute', registry.onRoute)
   }
-}
-
-function isFastify (scope: Partial<FastifyInstance> | null): scope is FastifyInstance {
-  return scope !== null && typeof scope.addHook === 'function' && typeof scope.route === 'function' &&
-    typeof scope.hasRoute === 'function'
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { findSymbol } from './find-symbol.js'
 
 /**
@@ -33,3 +33,20 @@ export function replyHeaders (reply: FastifyReply): Record<string, string | stri
 }
 
 let kReplyHeaders: symbol | null | undefined
+
+/**
+ * The scopes around a plugin's scope, innermost first, up to the root.
+ * Fastify creates each scope with `Object.create(parent)` (checked on 5.0 to
+ * 5.12.8), so they are the instance's prototype chain. If that ever changes,
+ * the walk ends at the first object that is not a Fastify instance.
+ */
+export function * enclosingScopes (fastify: FastifyInstance): Generator<FastifyInstance> {
+  for (let scope = Object.getPrototypeOf(fastify) as Partial<FastifyInstance> | null; isFastify(scope); scope = Object.getPrototypeOf(scope) as Partial<FastifyInstance> | null) {
+    yield scope
+  }
+}
+
+function isFastify (scope: Partial<FastifyInstance> | null): scope is FastifyInstance {
+  return scope !== null && typeof scope.addHook === 'function' && typeof scope.route === 'function' &&
+    typeof scope.hasRoute === 'function'
+}
