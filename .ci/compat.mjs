@@ -4,7 +4,15 @@
 //
 //   node .ci/compat.mjs floor              install .ci/floor/package-lock.json (npm ci) and run
 //   node .ci/compat.mjs floor --update-lock  resolve .ci/floor/package.json afresh, rewrite the lock, run
-//   node .ci/compat.mjs newest             the repo's lock, then the newest published fastify 5 and hono 4
+//   node .ci/compat.mjs newest             the repo's lock, then the newest published version inside
+//                                          each peer range (fastify 5, hono 4, and any peer added later)
+//
+// The floor: .ci/floor/package.json pins, exactly, the lowest version of each
+// peer range and the test partners (devDependencies) that accept them. A new
+// peer (ws, for WebSockets) goes in with its lowest declared version, then
+// `--update-lock`. Tests that need a module an older version lacks skip by
+// feature detection (test/helpers/optional.ts), saying why; so do type tests
+// (types/*.test-d.*) that import a package the floor does not install.
 //
 // How: the suite runs inside a copy of the repo (the files git tracks or
 // would track, plus dist/) in a temporary directory, whose package.json is
@@ -60,14 +68,15 @@ try {
   } else {
     sh('npm', ['ci', '--no-audit', '--no-fund'], work)
     // The highest published version inside each declared peer range.
-    const wanted = Object.entries(pkg.peerDependencies).filter(([name]) => name === 'fastify' || name === 'hono').map(([name, range]) => {
+    // Every peer dependency: a new one (ws, for WebSockets) joins by itself.
+    const wanted = Object.entries(pkg.peerDependencies).map(([name, range]) => {
       const versions = [].concat(JSON.parse(execFileSync('npm', ['view', `${name}@${range}`, 'version', '--json']).toString()))
       return `${name}@${versions.at(-1)}`
     })
     sh('npm', ['install', '--no-save', '--no-audit', '--no-fund', ...wanted], work)
   }
 
-  const installed = ['fastify', 'hono'].map((name) =>
+  const installed = Object.keys(pkg.peerDependencies).filter((name) => existsSync(join(work, 'node_modules', name, 'package.json'))).map((name) =>
     `${name} ${JSON.parse(readFileSync(join(work, 'node_modules', name, 'package.json'), 'utf8')).version}`)
   console.log(`=== ${mode} run: ${installed.join(', ')}, Node ${process.version} ===`)
   // A type test that imports a package this install lacks (a partner with
@@ -86,6 +95,19 @@ try {
   if (excluded.length > 0) {
     renameSync(join(work, 'types/tsconfig.json'), join(work, 'types/tsconfig.suite.json'))
     writeFileSync(join(work, 'types/tsconfig.json'), JSON.stringify({ extends: './tsconfig.suite.json', exclude: excluded }, null, 2) + '\n')
+  }
+  // The same for a tap test file: one that imports an absent package at its
+  // top (a partner left out of the floor) is left out, and says so.
+  const excludedTests = readdirSync(join(work, 'test')).filter((file) => /\.test\.[cm]?[jt]s$/.test(file)).filter((file) => {
+    const lacking = [...readFileSync(join(work, 'test', file), 'utf8').matchAll(/^import (?!type )[^\n]*? from '([^']+)'/gm)]
+      .map((match) => match[1]).filter(missing)
+    if (lacking.length > 0) console.log(`test/${file}: skipped, ${lacking.join(', ')} not installed in the ${mode} run`)
+    return lacking.length > 0
+  })
+  if (excludedTests.length > 0) {
+    const runPkg = JSON.parse(readFileSync(join(work, 'package.json'), 'utf8'))
+    runPkg.tap.exclude = [...(runPkg.tap.exclude ?? []), ...excludedTests.map((file) => `test/${file}`)]
+    writeFileSync(join(work, 'package.json'), JSON.stringify(runPkg, null, 2) + '\n')
   }
   const types = spawnSync('npm', ['run', 'test:types'], { cwd: work, stdio: 'inherit' })
   const tap = spawnSync(process.execPath, ['node_modules/.bin/tap'], { cwd: work, stdio: 'inherit', env: { ...process.env, FASTIFY_HONO_RUN: mode } })
