@@ -7,7 +7,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
  * same names as @hono/node-server's HttpBindings, so its helpers (getConnInfo,
  * …) work unchanged; `request`, `reply` and `fastify` are Fastify's own.
  */
-export interface FastifyHonoBindings {
+// A type alias, not an interface: Hono before 4.5.0 constrains Bindings to
+// Record<string, unknown>, which an interface (no index signature) fails.
+export type FastifyHonoBindings = {
   incoming: IncomingMessage | Http2ServerRequest
   outgoing: ServerResponse | Http2ServerResponse
   request: FastifyRequest

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify'
 import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
@@ -91,6 +91,10 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     config: documentMount(fastify, openapi, resolved.app, stripPrefix).config
   }
   if (bodyLimit !== undefined) route.bodyLimit = bodyLimit
+  // Fastify adds `Connection: close` to a body parser's error only from 5.5.0:
+  // before, the 413 for a declared length over the limit kept the connection
+  // and the server read the whole body. Only there, a hook sets it first.
+  if (!closesOnParserError(fastify.version)) route.preParsing = closeIfTooLarge
   // `/prefix` itself, then `/prefix/` and everything below it, for the
   // methods no Fastify route holds there (lib/routes.ts).
   registerMountRoutes(fastify, route)
@@ -110,10 +114,25 @@ function tooLarge (request: FastifyRequest, reply: FastifyReply, body: RequestBo
 
 const COMMON_MEDIA_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream']
 
+/** Whether Fastify itself sends `Connection: close` with a body parser's error (5.5.0 and later). */
+function closesOnParserError (version: string): boolean {
+  const [major, minor] = version.split('.').map(Number)
+  return !(major === 5 && minor < 5)
+}
+
+function declaredTooLarge (request: FastifyRequest): boolean {
+  const declared = request.headers['content-length']
+  return declared !== undefined && Number(declared) > (request.routeOptions.bodyLimit ?? Infinity)
+}
+
+const closeIfTooLarge: preParsingHookHandler = (request, reply, payload, done) => {
+  if (request.raw.httpVersionMajor === 1 && declaredTooLarge(request)) reply.header('connection', 'close')
+  done(null, payload)
+}
+
 function passthroughBody (request: FastifyRequest, payload: unknown, done: (err: Error | null, body?: unknown) => void): void {
   // Refuse at once what the declared length already puts over the limit.
-  const declared = request.headers['content-length']
-  if (declared !== undefined && Number(declared) > (request.routeOptions.bodyLimit ?? Infinity)) {
+  if (declaredTooLarge(request)) {
     done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
     return
   }

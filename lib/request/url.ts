@@ -81,7 +81,8 @@ export function requestUrl (request: FastifyRequest, mount: Mount): string {
   if (protocol !== 'http' && protocol !== 'https') {
     protocol = (request.raw.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http'
   }
-  const host = request.host
+  // Fastify 5.0 leaves `request.host` undefined for a missing Host; 5.2+ gives ''.
+  const host = request.host ?? ''
   const path = appPath(request.url, mount)
   // Most requests repeat the last origin: reuse its verdict.
   let origin: string | undefined

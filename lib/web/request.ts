@@ -45,7 +45,13 @@ export class LightweightRequest {
     const source = isLightweight(input) ? materialize(input) : input
     // A lightweight response's body must be the real stream for undici.
     const body = init?.body
-    if (body !== undefined && body !== null && realStream(body) !== body) init = { ...init, body: realStream(body) }
+    if (body !== undefined && body !== null) {
+      if (realStream(body) !== body) init = { ...init, body: realStream(body) }
+      // A stream body needs `duplex: 'half'`, the only value there is; some
+      // callers leave it out (hono/body-limit 4.1–4.4): default it, as
+      // @hono/node-server's Request does.
+      if ((init as { duplex?: string }).duplex === undefined) init = { ...init, duplex: 'half' } as RequestInit
+    }
     return new NativeRequest(source as RequestInfo | URL, init)
   }
 
