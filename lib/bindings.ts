@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
  */
 export interface FastifyHonoBindings {
   incoming: IncomingMessage | Http2ServerRequest
-  outgoing: ServerResponse | Http2ServerResponse
+  /** The raw response; undefined while the request is a WebSocket upgrade (as on @hono/node-server). */
+  outgoing: ServerResponse | Http2ServerResponse | undefined
   request: FastifyRequest
   reply: FastifyReply
   fastify: FastifyInstance
