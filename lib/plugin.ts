@@ -128,6 +128,13 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     config: documentMount(fastify, openapi, resolved.app, stripPrefix).config
   }
   if (bodyLimit !== undefined) route.bodyLimit = bodyLimit
+  // @fastify/websocket, registered before the mount, wraps every later
+  // route's handler in one that accepts upgrades itself (with its own
+  // WebSocketServer, closing them at once on routes without a WebSocket
+  // handler): the mount's routes keep their own, which decides per request.
+  // This scope's onRoute hooks run after those inherited from above.
+  ;(route as Record<symbol, unknown>)[kMountHandler] = handleRequest
+  fastify.addHook('onRoute', keepMountHandler)
   // `/prefix` itself, then `/prefix/` and everything below it, for the
   // methods no Fastify route holds there (lib/routes.ts).
   registerMountRoutes(fastify, route)
@@ -143,6 +150,13 @@ function tooLarge (request: FastifyRequest, reply: FastifyReply, body: RequestBo
   if (body === null || !body.exceeded) return undefined
   if (request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
   return new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
+}
+
+const kMountHandler = Symbol('fastify-hono.mount-handler')
+
+function keepMountHandler (route: { handler: unknown }): void {
+  const handler = (route as Record<symbol, unknown>)[kMountHandler]
+  if (handler !== undefined) route.handler = handler
 }
 
 const COMMON_MEDIA_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream']

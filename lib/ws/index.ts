@@ -28,7 +28,8 @@ export const upgradeWebSocket: UpgradeWebSocket<WebSocketLike, UpgradeWebSocketO
     state.events = events as UpgradeState['events']
     state.onError = options?.onError
     state.url = c.req.url
-    return new Response(null)
+    // Through the context, so that headers the app set with c.header() go out with the 101.
+    return c.body(null)
   })
 
 export default upgradeWebSocket
