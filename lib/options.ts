@@ -2,7 +2,7 @@ import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './app-view.js'
 import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
-import { DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/server.js'
+import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/server.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -62,7 +62,7 @@ export interface ResolvedOptions {
   drainTimeout: number
   drainLimit: number
   openapi: OpenAPIOption | undefined
-  websocket: { server: WebSocketServerLike, maxBufferedAmount: number } | undefined
+  websocket: { server: WebSocketServerLike, maxBufferedAmount: number, closeTimeout: number } | undefined
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -115,7 +115,7 @@ function checkWebSocketOption (websocket: WebSocketOption | undefined): Resolved
   if (websocket === null || typeof websocket !== 'object') {
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'must be an object: { server: new WebSocketServer({ noServer: true }) }')
   }
-  const { server, maxBufferedAmount = DEFAULT_MAX_BUFFERED_AMOUNT } = websocket
+  const { server, maxBufferedAmount = DEFAULT_MAX_BUFFERED_AMOUNT, closeTimeout = DEFAULT_CLOSE_TIMEOUT } = websocket
   if (server === null || typeof server !== 'object' || typeof server.handleUpgrade !== 'function' || typeof server.on !== 'function') {
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'needs server: a ws WebSocketServer created with { noServer: true }')
   }
@@ -125,5 +125,8 @@ function checkWebSocketOption (websocket: WebSocketOption | undefined): Resolved
   if (!(maxBufferedAmount === Infinity || (Number.isSafeInteger(maxBufferedAmount) && maxBufferedAmount > 0))) {
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${describe(maxBufferedAmount)}`)
   }
-  return { server, maxBufferedAmount }
+  if (!(Number.isInteger(closeTimeout) && closeTimeout >= 0 && closeTimeout <= MAX_TIMEOUT)) {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(closeTimeout)}`)
+  }
+  return { server, maxBufferedAmount, closeTimeout }
 }

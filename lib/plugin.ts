@@ -46,7 +46,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   if (websocket !== undefined) {
     const registry = routeUpgrades(fastify, fastify.prefix)
     accept = { registry, server: websocket.server, maxBufferedAmount: websocket.maxBufferedAmount }
-    fastify.addHook('preClose', () => closeWebSockets(registry, fastify.server))
+    fastify.addHook('preClose', () => closeWebSockets(registry, fastify.server, websocket.closeTimeout))
   }
 
   function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | FastifyReply | undefined {

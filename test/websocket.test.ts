@@ -281,6 +281,20 @@ test('fastify.close() closes open WebSockets with 1001, and onClose runs', async
   t.equal(server.server.listenerCount('upgrade'), 0)
 })
 
+test('fastify.close(): a client that does not answer the close frame is terminated after closeTimeout', async (t) => {
+  const seen: Seen = { closes: [], opens: 0, errors: [] }
+  const server = Fastify()
+  await server.register(fastifyHono, { app: echoApp(seen), websocket: { server: new WebSocketServer({ noServer: true }), closeTimeout: 200 } })
+  const base = await start(t, server)
+  const { ws } = await open(`${base}/echo`)
+  ;(ws as unknown as { _socket: import('node:net').Socket })._socket.pause()
+  const started = Date.now()
+  await server.close()
+  t.ok(Date.now() - started < 2000, 'close did not wait for the client')
+  t.same(seen.closes.map((close) => close.code), [1006])
+  ws.terminate()
+})
+
 test('a client that does not read is closed with 1008 once maxBufferedAmount is passed', async (t) => {
   let raw: WebSocket | undefined
   const app = new Hono()

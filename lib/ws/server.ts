@@ -25,9 +25,16 @@ export interface WebSocketOption {
    * without bound. Default 16 MiB; `Infinity` turns the bound off.
    */
   maxBufferedAmount?: number
+  /**
+   * Milliseconds `fastify.close()` waits for the clients to answer the 1001
+   * close frame before it terminates the WebSockets left (default 5000).
+   * Fastify's `forceCloseConnections` does not reach upgraded sockets.
+   */
+  closeTimeout?: number
 }
 
 export const DEFAULT_MAX_BUFFERED_AMOUNT = 16 * 1024 * 1024
+export const DEFAULT_CLOSE_TIMEOUT = 5000
 
 /** The `ws` WebSocket that `ws.raw` holds, as far as these types describe it (cast to `import('ws').WebSocket` for the rest). */
 export interface WebSocketLike {
@@ -110,8 +117,12 @@ export function routeUpgrades (fastify: FastifyInstance, prefix: string): Regist
   return registry
 }
 
-/** Stops routing upgrades and closes the open WebSockets with 1001, resolving once they have all closed. */
-export function closeWebSockets (registry: Registry, server: object): Promise<void> {
+/**
+ * Stops routing upgrades and closes the open WebSockets with 1001, resolving
+ * once they have all closed; those whose client has not answered within
+ * `closeTimeout` are terminated (their onClose sees 1006).
+ */
+export async function closeWebSockets (registry: Registry, server: object, closeTimeout: number): Promise<void> {
   if (registry.listening) {
     registry.listening = false;
     (server as NodeJS.EventEmitter).removeListener('upgrade', registry.listener)
@@ -121,7 +132,17 @@ export function closeWebSockets (registry: Registry, server: object): Promise<vo
     closing.push(new Promise((resolve) => { ws.once('close', () => resolve()) }))
     ws.close(1001, 'Server shutting down')
   }
-  return Promise.all(closing).then(() => undefined)
+  if (closing.length === 0) return
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      for (const ws of registry.sockets) ws.terminate()
+      resolve()
+    }, closeTimeout)
+  })
+  await Promise.race([Promise.all(closing), late])
+  clearTimeout(timer)
+  await Promise.all(closing)
 }
 
 function routeUpgrade (registry: Registry, server: NodeJS.EventEmitter, request: IncomingMessage, socket: Duplex, head: Buffer): void {
