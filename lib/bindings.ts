@@ -11,7 +11,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 // Record<string, unknown>, which an interface (no index signature) fails.
 export type FastifyHonoBindings = {
   incoming: IncomingMessage | Http2ServerRequest
-  outgoing: ServerResponse | Http2ServerResponse
+  /** The raw response; undefined while the request is a WebSocket upgrade (as on @hono/node-server). */
+  outgoing: ServerResponse | Http2ServerResponse | undefined
   request: FastifyRequest
   reply: FastifyReply
   fastify: FastifyInstance

@@ -15,3 +15,7 @@ export const FST_ERR_HONO_BAD_REQUEST = createError<'FST_ERR_HONO_BAD_REQUEST', 
 /** The app's fetch returned (or resolved to) something that is not a Response: 500. */
 export const FST_ERR_HONO_INVALID_RESPONSE = createError<'FST_ERR_HONO_INVALID_RESPONSE', 500, [kind: string]>(
   'FST_ERR_HONO_INVALID_RESPONSE', 'app.fetch() must return a Response, got %s', 500)
+
+/** The app called fastify-hono/ws's upgradeWebSocket on a mount registered without the `websocket` option: 500. */
+export const FST_ERR_HONO_WEBSOCKET_DISABLED = createError<'FST_ERR_HONO_WEBSOCKET_DISABLED', 500>(
+  'FST_ERR_HONO_WEBSOCKET_DISABLED', 'fastify-hono: upgradeWebSocket needs the mount\'s websocket option: register(fastifyHono, { app, websocket: { server: new WebSocketServer({ noServer: true }) } })', 500)

@@ -2,6 +2,7 @@ import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './app-view.js'
 import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
+import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/server.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -35,6 +36,14 @@ export interface FastifyHonoOptions {
    * The mount's own catch-all routes are never in that document.
    */
   openapi?: OpenAPIOption
+  /**
+   * WebSockets for the app's `upgradeWebSocket` routes (imported from
+   * `fastify-hono/ws`): a `ws` WebSocketServer created with
+   * `{ noServer: true }`, as @hono/node-server takes it. Upgrades under the
+   * prefix are then routed through Fastify (hooks, log, routing) to the
+   * app. See docs/websockets.md.
+   */
+  websocket?: WebSocketOption
 }
 
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
@@ -53,6 +62,7 @@ export interface ResolvedOptions {
   drainTimeout: number
   drainLimit: number
   openapi: OpenAPIOption | undefined
+  websocket: { server: WebSocketServerLike, maxBufferedAmount: number, closeTimeout: number } | undefined
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -62,7 +72,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   }
   const {
     app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
-    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi
+    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket
   } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
@@ -92,10 +102,31 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
     throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${describe(drainLimit)}`)
   }
   checkOpenAPIOption(openapi, app)
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi }
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket) }
 }
 
 /** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */
 function describe (value: unknown): string {
   return typeof value === 'number' ? String(value) : JSON.stringify(value)
+}
+
+function checkWebSocketOption (websocket: WebSocketOption | undefined): ResolvedOptions['websocket'] {
+  if (websocket === undefined) return undefined
+  if (websocket === null || typeof websocket !== 'object') {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'must be an object: { server: new WebSocketServer({ noServer: true }) }')
+  }
+  const { server, maxBufferedAmount = DEFAULT_MAX_BUFFERED_AMOUNT, closeTimeout = DEFAULT_CLOSE_TIMEOUT } = websocket
+  if (server === null || typeof server !== 'object' || typeof server.handleUpgrade !== 'function' || typeof server.on !== 'function') {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'needs server: a ws WebSocketServer created with { noServer: true }')
+  }
+  if (server.options?.noServer !== true) {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'needs a WebSocketServer created with { noServer: true }: Fastify routes the upgrades')
+  }
+  if (!(maxBufferedAmount === Infinity || (Number.isSafeInteger(maxBufferedAmount) && maxBufferedAmount > 0))) {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${describe(maxBufferedAmount)}`)
+  }
+  if (!(Number.isInteger(closeTimeout) && closeTimeout >= 0 && closeTimeout <= MAX_TIMEOUT)) {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(closeTimeout)}`)
+  }
+  return { server, maxBufferedAmount, closeTimeout }
 }

@@ -14,6 +14,7 @@ import { nameRoutes } from './route-name.js'
 import { registerMountRoutes, type MountRoute } from './routes.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
 import { asResponse } from './web/response.js'
+import { acceptUpgrade, closeWebSockets, endSocket, kUpgradeState, routeUpgrades, upgradeOf, type AcceptOptions, type UpgradeState } from './ws/server.js'
 
 /**
  * Registers the mount: a passthrough body parser for this scope only, and
@@ -23,7 +24,7 @@ import { asResponse } from './web/response.js'
  * callback-style plugin's synchronous throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
@@ -40,9 +41,19 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   // Content-Type parse on every request that has a body.
   fastify.addContentTypeParser(COMMON_MEDIA_TYPES, passthroughBody)
 
+  // WebSockets: upgrades under the prefix routed through Fastify to the app.
+  let accept: AcceptOptions | undefined
+  if (websocket !== undefined) {
+    const registry = routeUpgrades(fastify, fastify.prefix)
+    accept = { registry, server: websocket.server, maxBufferedAmount: websocket.maxBufferedAmount }
+    fastify.addHook('preClose', () => closeWebSockets(registry, fastify.server, websocket.closeTimeout))
+  }
+
   function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | FastifyReply | undefined {
     // Lightweight requests only while the global Request is ours: the app may
     // pass c.req.raw to `new Request()`, which must accept it.
+    // An upgrade request (Node sets `upgrade` on those alone) that Fastify routed.
+    if ((request.raw as { upgrade?: boolean }).upgrade === true) return handleUpgrade(request, reply)
     const body = requestBody(request, drain)
     const appRequest = bridgeRequest(request, reply, mount, body, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
@@ -66,6 +77,32 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
         })
     }
     return respond(request, reply, env, body, result)
+  }
+
+  /**
+   * An upgrade: the app sees it with `outgoing` undefined, and, on a mount
+   * with WebSockets, the state the helper of fastify-hono/ws fills in. If the
+   * helper accepted it and the answer is still its 200, the handshake
+   * follows; any other answer goes out over HTTP on the socket, which then
+   * closes.
+   */
+  async function handleUpgrade (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const upgrade = upgradeOf(request.raw)
+    const appRequest = bridgeRequest(request, reply, mount, null, lightweightGlobalsInstalled())
+    const state: UpgradeState = { requested: false, events: undefined, onError: undefined, url: '' }
+    const env: FastifyHonoBindings = { incoming: request.raw, outgoing: undefined, request, reply, fastify }
+    if (accept !== undefined && upgrade !== undefined) (env as unknown as Record<symbol, UpgradeState>)[kUpgradeState] = state
+    trackRoute(request)
+    const response = await app.fetch(appRequest, env)
+    const appResponse = asResponse(response)
+    if (appResponse === undefined) throw new FST_ERR_HONO_INVALID_RESPONSE(response === null ? 'null' : typeof response)
+    if (state.requested && appResponse.status === 200 && accept !== undefined && upgrade !== undefined) {
+      acceptUpgrade(request, reply, state, upgrade, appResponse, accept)
+      return undefined
+    }
+    // Answered over HTTP: the socket closes after it.
+    if (upgrade !== undefined) reply.raw.once('finish', () => { endSocket(upgrade.socket) })
+    return respond(request, reply, env, null, appResponse)
   }
 
   function respond (request: FastifyRequest, reply: FastifyReply, env: FastifyHonoBindings, body: RequestBody | null, response: unknown): Promise<FastifyReply | undefined> | FastifyReply | undefined {
@@ -95,6 +132,13 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   // before, the 413 for a declared length over the limit kept the connection
   // and the server read the whole body. Only there, a hook sets it first.
   if (!closesOnParserError(fastify.version)) route.preParsing = closeIfTooLarge
+  // @fastify/websocket, registered before the mount, wraps every later
+  // route's handler in one that accepts upgrades itself (with its own
+  // WebSocketServer, closing them at once on routes without a WebSocket
+  // handler): the mount's routes keep their own, which decides per request.
+  // This scope's onRoute hooks run after those inherited from above.
+  ;(route as Record<symbol, unknown>)[kMountHandler] = handleRequest
+  fastify.addHook('onRoute', keepMountHandler)
   // `/prefix` itself, then `/prefix/` and everything below it, for the
   // methods no Fastify route holds there (lib/routes.ts).
   registerMountRoutes(fastify, route)
@@ -110,6 +154,13 @@ function tooLarge (request: FastifyRequest, reply: FastifyReply, body: RequestBo
   if (body === null || !body.exceeded) return undefined
   if (request.raw.httpVersionMajor === 1) reply.header('connection', 'close')
   return new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
+}
+
+const kMountHandler = Symbol('fastify-hono.mount-handler')
+
+function keepMountHandler (route: { handler: unknown }): void {
+  const handler = (route as Record<symbol, unknown>)[kMountHandler]
+  if (handler !== undefined) route.handler = handler
 }
 
 const COMMON_MEDIA_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream']

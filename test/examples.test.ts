@@ -232,6 +232,30 @@ t.test('sse: events arrive one by one while the stream is open, and a client lea
   t.pass('onAbort ran when the client went away')
 })
 
+t.test('websocket: an onRequest hook refuses a client without a token; members of the room hear each other', async (t) => {
+  const { WebSocket } = await import('ws')
+  const { build } = await load('websocket')
+  const base = (await listen(t, await build())).replace('http', 'ws')
+  const refused = await new Promise<number>((resolve) => {
+    const ws = new WebSocket(`${base}/chat/room`)
+    ws.on('unexpected-response', (_req, res) => { res.resume(); resolve(res.statusCode ?? 0) })
+    ws.on('error', () => {})
+  })
+  t.equal(refused, 401)
+  const join = async (): Promise<InstanceType<typeof WebSocket>> => {
+    const ws = new WebSocket(`${base}/chat/room?token=secret`)
+    await new Promise((resolve) => ws.once('message', resolve))
+    return ws
+  }
+  const [a, b] = [await join(), await join()]
+  const heard = new Promise<string>((resolve) => b.once('message', (data) => resolve(data.toString())))
+  a.send('hello room')
+  t.equal(await heard, 'hello room')
+  a.close()
+  b.close()
+  await Promise.all([a, b].map((ws) => new Promise((resolve) => ws.once('close', resolve))))
+})
+
 t.test('each example runs with `node examples/<name>.mjs` and serves', async (t) => {
   const probes: Record<string, string> = {
     server: '/v2/users/42', // the example behind `npm start`
@@ -239,7 +263,8 @@ t.test('each example runs with `node examples/<name>.mjs` and serves', async (t)
     'sub-apps': '/api/v1/health',
     auth: '/health',
     rpc: '/api/todos',
-    sse: '/events/clock?count=1&interval=10'
+    sse: '/events/clock?count=1&interval=10',
+    websocket: '/chat/health'
   }
   for (const [name, path] of Object.entries(probes)) {
     await t.test(name, async (t) => {

@@ -10,7 +10,8 @@ api.get('/users/:id', (c) => {
   const requestId: string = c.env.request.id
   const method: string | undefined = c.env.incoming.method
   const sent: boolean = c.env.reply.sent
-  const statusCode: number = c.env.outgoing.statusCode
+  // Undefined during a WebSocket upgrade.
+  const statusCode: number | undefined = c.env.outgoing?.statusCode
   c.env.fastify.log.info({ id }, 'typed')
   return c.json({ id, requestId, method, sent, statusCode })
 })
