@@ -50,11 +50,11 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   }
 
   function handleRequest (request: FastifyRequest, reply: FastifyReply): Promise<unknown> | FastifyReply | undefined {
-    // Lightweight requests only while the global Request is ours: the app may
-    // pass c.req.raw to `new Request()`, which must accept it.
     // An upgrade request (Node sets `upgrade` on those alone) that Fastify routed.
     if ((request.raw as { upgrade?: boolean }).upgrade === true) return handleUpgrade(request, reply)
     const body = requestBody(request, drain)
+    // Lightweight requests only while the global Request is ours: the app may
+    // pass c.req.raw to `new Request()`, which must accept it.
     const appRequest = bridgeRequest(request, reply, mount, body, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
     let result: unknown
