@@ -10,10 +10,18 @@
 // target, and the median over iterations is the figure (with the middle
 // half of the iterations as its spread). The same server processes, load
 // generator and CPU accounting as run.mjs.
+//
+// With --base=<commit>, the same run also compares the plugin as it is now
+// with the plugin as it was at that commit (A/B): base.mjs builds that
+// commit into a temporary worktree, a further server (fastify-hono-base)
+// serves the same app with it, and one more row per case gives
+// fastify-hono ÷ fastify-hono-base.
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { AB_CASES, BASE_VARIANT, buildBase } from './base.mjs'
+import { cases } from './cases.mjs'
 import { compare, probe, probes } from './check.mjs'
 import { measureCell } from './http.mjs'
 import { pinningCores, startChild } from './proc.mjs'
@@ -52,7 +60,8 @@ const { values: args } = parseArgs({
   options: {
     iterations: { type: 'string', default: '20' },
     window: { type: 'string', default: '0.3' },
-    connections: { type: 'string', default: '10' }
+    connections: { type: 'string', default: '10' },
+    base: { type: 'string' }
   }
 })
 const iterations = Number(args.iterations)
@@ -60,11 +69,25 @@ const windowSeconds = Number(args.window)
 const connections = Number(args.connections)
 if (!Number.isInteger(iterations) || iterations < 3) throw new Error(`--iterations must be an integer of at least 3, not ${args.iterations}`)
 if (!(windowSeconds >= 0.1 && windowSeconds <= 5)) throw new Error(`--window must be 0.1 to 5 seconds, not ${args.window}`)
+if (args.base === '') throw new Error('--base needs a commit')
+
+// A/B: the plugin at the base commit, built before any server starts (and
+// its worktree removed when this process exits). One row per case, no bound.
+const base = args.base === undefined ? undefined : buildBase(args.base)
+const targets = base === undefined
+  ? TARGETS
+  : [...TARGETS, ...AB_CASES.filter((caseId) => cases.some((c) => c.id === caseId)).map((caseId) => ({
+      id: `ab-${caseId}`,
+      group: 'a/b',
+      label: `${caseId}: fastify-hono now ÷ at ${base.short}`,
+      over: ['fastify-hono', caseId],
+      under: [BASE_VARIANT, caseId]
+    }))]
 
 /** The cells to measure: each [variant, case] once, grouped by case (a case's cells are measured back to back). */
 function cellsByCase () {
   const byCase = new Map()
-  for (const target of TARGETS) {
+  for (const target of targets) {
     for (const [variant, caseId] of [target.over, target.under]) {
       const variants = byCase.get(caseId) ?? new Set()
       variants.add(variant)
@@ -101,11 +124,16 @@ try {
     servers.set(id, { ...handle, port })
   }
   // A reference variant stands in for fastify-hono on its cases only if it
-  // answers them with the same bytes (a Hono upgrade could change c.json()'s headers).
+  // answers them with the same bytes (a Hono upgrade could change c.json()'s
+  // headers). The base commit may answer differently on purpose: that is
+  // reported, since its ratio then compares different responses.
   for (const reference of referenceVariants.filter((v) => servers.has(v.id))) {
     for (const p of probes.filter((p) => reference.cases.includes(p.caseId))) {
       const notes = compare(await probe(servers.get('fastify-hono').port, p), await probe(servers.get(reference.id).port, p))
-      if (notes.length > 0) throw new Error(`${reference.id} answers ${p.id} differently from fastify-hono: ${notes.join('; ')}`)
+      if (notes.length === 0) continue
+      const message = `${reference.id} answers ${p.id} differently from fastify-hono: ${notes.join('; ')}`
+      if (reference.id !== BASE_VARIANT) throw new Error(message)
+      console.log(`! ${message}`)
     }
   }
   // Warm-up: every case each server takes part in, mixed.
@@ -126,7 +154,7 @@ try {
     if ((i + 1) % 5 === 0 || i + 1 === iterations) console.log(`iteration ${i + 1}/${iterations} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
   }
 
-  const results = TARGETS.map((target) => {
+  const results = targets.map((target) => {
     const over = samples.get(target.over.join(' '))
     const under = samples.get(target.under.join(' '))
     const ratios = over.map((value, i) => value / under[i]).sort((a, b) => a - b)
@@ -136,7 +164,8 @@ try {
   })
   const cpu = Object.fromEntries([...samples].map(([key, values]) => [key, quantile([...values].sort((a, b) => a - b), 0.5)]))
 
-  console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows, ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  const against = base === undefined ? '' : `, A/B against ${base.short} (${args.base})`
+  console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
   console.log('\n| group | target | median (middle half) | bound | met |\n| --- | --- | ---: | ---: | --- |')
   for (const r of results) {
     const bound = r.max !== undefined ? `≤ ${r.max.toFixed(2)}×` : r.min !== undefined ? `≥ ${r.min.toFixed(2)}×` : '—'
@@ -145,8 +174,9 @@ try {
   }
   console.log('\nCPU µs per request, median: ' + Object.entries(cpu).map(([key, value]) => `${key} ${value.toFixed(1)}`).join(' · '))
   const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, JSON.stringify({ node: process.versions.node, iterations, windowSeconds, connections, results, cpu, samples: Object.fromEntries(samples) }, null, 2))
+  writeFileSync(file, JSON.stringify({ node: process.versions.node, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, results, cpu, samples: Object.fromEntries(samples) }, null, 2))
   console.log(`Wrote ${file}`)
 } finally {
   await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])
+  base?.cleanup()
 }

@@ -3,6 +3,8 @@
 // They must each run in their own process: @hono/node-server (and possibly
 // fastify-hono) replace the global Request and Response.
 
+import { AB_CASES, BASE_VARIANT } from './base.mjs'
+
 export const BASELINE = 'fastify'
 
 export const variants = [
@@ -16,10 +18,12 @@ export const variants = [
 ]
 
 // Reference variants, not run by default: each serves only the cases listed,
-// for targets.mjs to split a ratio into its parts (or `run.mjs --variants=`
-// with those cases).
+// for targets.mjs to split a ratio into its parts or to compare two builds
+// of the plugin (or `run.mjs --variants=` with those cases). The base variant
+// needs a build of an earlier commit, which `targets.mjs --base=` makes.
 export const referenceVariants = [
-  { id: 'fastify-hono-bare', label: 'fastify-hono, bare fetch (no Hono)', module: './servers/fastify-hono-bare.mjs', cases: ['text', 'json'] }
+  { id: 'fastify-hono-bare', label: 'fastify-hono, bare fetch (no Hono)', module: './servers/fastify-hono-bare.mjs', cases: ['text', 'json'] },
+  { id: BASE_VARIANT, label: 'fastify-hono at the base commit', module: './servers/fastify-hono-base.mjs', cases: AB_CASES }
 ]
 
 export function variantById (id) {
