@@ -919,8 +919,8 @@ test('a Host that no URL can carry answers 400, and stock Hono middleware never 
 })
 
 test('a chunked body over bodyLimit: 413 with Connection: close, and the server stops reading', async (t) => {
-  // Found by the corpus above: with an onError that rethrows (the README's
-  // way to hand errors to Fastify) the body error rejected app.fetch, the 413
+  // Found by the corpus above: with an onError that rethrows (which hands
+  // errors to Fastify, as an app without onError now does) the body error rejected app.fetch, the 413
   // went out without Connection: close, and Node read and discarded whatever
   // the client kept sending. Both forms of onError must close.
   const app = (rethrow: boolean): Hono => {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 
 // The soak run of bench/soak.mjs, cut down for CI: 20,000 requests (the full
-// run is 200,000, see bench/RELIABILITY.md). The script owns the checks (heap
+// run is 200,000, see docs/reliability.md). The script owns the checks (heap
 // and handles back to the baseline, no listener growth, no error answer); this
 // test runs it, bounded in time, and reads its verdict.
 const REQUESTS = 20_000
