@@ -40,7 +40,15 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   }
   // A body shared with copies (or this same response sent before) goes out once.
   if (parts.body !== null && !claimBody(response)) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
-  const head = replyGuard(reply, false) ?? outgoingHeaders(reply, parts, false)
+  return writeStored(request, reply, response, parts, replyGuard(reply, false))
+}
+
+/**
+ * A stored body (a lightweight Response's, or a native body read whole): the
+ * fast writer, unless `refused` or a header guard sends it to reply.send.
+ */
+function writeStored (request: FastifyRequest, reply: FastifyReply, response: Response, parts: ResponseParts, refused: SendReason | undefined): Promise<FastifyReply> | undefined {
+  const head = refused ?? outgoingHeaders(reply, parts, false)
   if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
   wentOut(reply, 'fast writer')
   writeFast(reply, parts, head, request.raw.method ?? 'GET')
@@ -108,12 +116,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
   if (Buffer.isBuffer(payload)) {
     // Complete: from here on it is a stored body like a lightweight response's.
     const parts: ResponseParts = { status, body: payload, init: undefined, headers, headLength: undefined }
-    if (http2) return viaReply('HTTP/2', request, reply, response, parts)
-    const head = outgoingHeaders(reply, parts, false)
-    if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
-    wentOut(reply, 'fast writer')
-    writeFast(reply, parts, head, request.raw.method ?? 'GET')
-    return undefined
+    return writeStored(request, reply, response, parts, http2 ? 'HTTP/2' : undefined)
   }
   const head = outgoingHeaders(reply, asStream, true)
   if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload)
