@@ -202,7 +202,7 @@ test('a stream through reply.send that fails before its first chunk: a 500 witho
     await server.register(fastifyHono, { app: failingApp(), prefix: '/s' })
     t.teardown(() => server.close())
     const { port } = await listen(server)
-    for (const path of withHook ? ['/s/length', '/s/plain'] : ['/s/length']) {
+    for (const path of ['/s/length']) {
       const wire = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
       const [res] = parseResponses(wire, ['GET'])
       const label = `${path}${withHook ? ' (onSend hook)' : ''}`
@@ -211,6 +211,15 @@ test('a stream through reply.send that fails before its first chunk: a 500 witho
       t.same(res.headers['x-from-hook'], ['kept'], `${label}: what Fastify's hooks set stays`)
       t.equal(Number(res.headers['content-length'][0]), Buffer.byteLength(res.body, 'latin1'), `${label}: the 500 is framed by its own length`)
       t.match(JSON.parse(res.body), { statusCode: 500 }, `${label}: Fastify's error answer`)
+    }
+    if (withHook) {
+      // A stream the hooks hand back untouched goes out as it does without
+      // them, through the stream writer: its head at once, so a failure can
+      // only cut the chunked body short.
+      const plain = await rawExchange(port, 'GET /s/plain HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+      t.match(plain, /^HTTP\/1\.1 200 /, '/s/plain (onSend hook): the head went out at once')
+      t.match(plain, /transfer-encoding: chunked/i)
+      t.notMatch(plain, /\r\n0\r\n\r\n$/, '/s/plain (onSend hook): no final chunk')
     }
     // After the first chunk: the connection is destroyed, the body is short of its length.
     const wire = await rawExchange(port, 'GET /s/after-first HTTP/1.1\r\nHost: x\r\n\r\n')

@@ -29,7 +29,7 @@ function app (): Hono {
   return hono
 }
 
-interface Line { msg: string, wayOut?: string, guard?: string, reqId?: string, req?: { url?: string } }
+interface Line { msg: string, wayOut?: string, guard?: string, onSendHooks?: number, reqId?: string, req?: { url?: string } }
 
 async function serverLogging (level: string, options: { http2?: boolean } = {}): Promise<{ lines: Line[], server: ReturnType<typeof Fastify> }> {
   const lines: Line[] = []
@@ -55,7 +55,8 @@ function waysByUrl (lines: Line[]): Record<string, string> {
   const ways: Record<string, string> = {}
   for (const line of lines) {
     if (line.wayOut === undefined) continue
-    ways[urlOf.get(line.reqId!) ?? '?'] = line.guard === undefined ? line.wayOut : `${line.wayOut}: ${line.guard}`
+    const hooks = line.onSendHooks === undefined ? '' : ` after ${line.onSendHooks} onSend hook(s)`
+    ways[urlOf.get(line.reqId!) ?? '?'] = (line.guard === undefined ? line.wayOut : `${line.wayOut}: ${line.guard}`) + hooks
   }
   return ways
 }
@@ -64,7 +65,7 @@ test('debug: each response says which way it went, and why when it took reply.se
   const { lines, server } = await serverLogging('debug')
   t.teardown(() => server.close())
   const { port, base } = await listen(server)
-  for (const path of ['/m/text', '/m/json', '/m/native', '/m/sse', '/m/length', '/m/reason', '/m/stream', '/hooked/text']) {
+  for (const path of ['/m/text', '/m/json', '/m/native', '/m/sse', '/m/length', '/m/reason', '/m/stream', '/hooked/text', '/hooked/sse', '/hooked/length']) {
     const res = await fetch(base + path)
     await res.text()
   }
@@ -79,10 +80,15 @@ test('debug: each response says which way it went, and why when it took reply.se
     '/m/length': 'reply.send: content-length set by the app',
     '/m/reason': 'reply.send: custom statusText',
     '/m/stream': 'reply.send: no chunked framing (HTTP/1.0)',
-    '/hooked/text': 'reply.send: onSend hooks in scope'
+    // The plugin runs the onSend hooks itself, then writes as it would without them.
+    '/hooked/text': 'fast writer after 1 onSend hook(s)',
+    '/hooked/sse': 'stream writer after 1 onSend hook(s)',
+    '/hooked/length': 'fast writer: content-length set by the app after 1 onSend hook(s)'
   })
-  const line = lines.find((l) => l.guard === 'onSend hooks in scope')
-  t.equal(line?.msg, 'fastify-hono: reply.send, because of onSend hooks in scope', 'the message names the way and the guard')
+  const line = lines.find((l) => l.guard === 'content-length set by the app' && l.onSendHooks === 1)
+  t.equal(line?.msg, 'fastify-hono: fast writer, after 1 onSend hook, because of content-length set by the app', 'the message names the way, the hooks and the guard')
+  const plain = lines.find((l) => l.guard === 'content-length set by the app' && l.onSendHooks === undefined)
+  t.equal(plain?.msg, 'fastify-hono: reply.send, because of content-length set by the app', 'without hooks: the way and the guard')
 })
 
 test('debug, HTTP/2: reply.send, because of HTTP/2', async (t) => {

@@ -1,23 +1,65 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { findSymbol } from './find-symbol.js'
 
+/** An onSend hook as Fastify stores it on the route context (bound, with its plugin's `this`). */
+export type OnSendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err?: Error | null, payload?: unknown) => void) => unknown
+
+interface RouteContext { onSend?: OnSendHook[] | null }
+
 /**
- * Whether onSend hooks apply to this reply's route. They only run through
- * reply.send, so the fast writer must step aside for them. Fastify keeps them
- * on the route context, under a private symbol described 'fastify.context'
- * (set on the reply as it is built),
- * as an array, or null when there are none (checked on 5.0–5.12.8). If that
- * ever changes, this answers true and every reply takes the fallback: slower,
- * never wrong.
+ * The onSend hooks that apply to this reply's route, in Fastify's order:
+ * null when there are none, undefined when they cannot be read (then the
+ * caller leaves the whole send to reply.send: slower, never wrong). Fastify
+ * keeps them on the route context, an own property of the request under a
+ * private symbol described 'fastify.context' (the reply reads it through a
+ * getter), as an array or null (checked on 5.0–5.12.8). Found there, the
+ * context can also be set aside by sendPastOnSend.
  */
+export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null | undefined {
+  const request = reply.request
+  kRouteContext ??= findSymbol(request, 'fastify.context')
+  if (kRouteContext === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return undefined
+  const context = (request as unknown as Record<symbol, RouteContext | undefined>)[kRouteContext]
+  if (context === undefined || context === null) return undefined
+  const hooks = context.onSend
+  if (hooks === null) return null
+  return Array.isArray(hooks) ? hooks : undefined
+}
+
+/** Whether onSend hooks apply to this reply's route (or might: see onSendHooks). */
 export function hasOnSendHooks (reply: FastifyReply): boolean {
-  kRouteContext ??= findSymbol(reply, 'fastify.context')
-  if (kRouteContext === null) return true
-  const context = (reply as unknown as Record<symbol, { onSend?: unknown } | undefined>)[kRouteContext]
-  return context === undefined || context.onSend !== null
+  return onSendHooks(reply) !== null
 }
 
 let kRouteContext: symbol | null | undefined
+
+/**
+ * reply.send for a payload that has been through the route's onSend hooks
+ * already: Fastify goes straight on to write it (its `onSendEnd`), without
+ * running the hooks again. For the length of the call, the request's route
+ * context is replaced by one that inherits everything from it but has no
+ * onSend hooks; Fastify reads `context.onSend` synchronously in reply.send,
+ * and whatever it reads later (an error handler, onResponse hooks, the error
+ * payload's own onSend hooks) finds the real context again. Only for payloads
+ * reply.send hands to its hooks as they are: undefined, streams and Responses
+ * (a string, a Buffer or null would be given a content type or serialized
+ * first). Returns false, having done nothing, when the context is not where
+ * onSendHooks found it (it checks
+ * the same before any hook runs).
+ */
+export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean {
+  if (kRouteContext === null || kRouteContext === undefined) return false
+  const request = reply.request as unknown as Record<symbol, RouteContext | undefined>
+  const context = request[kRouteContext]
+  if (context === undefined || context === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return false
+  request[kRouteContext] = Object.create(context, { onSend: { value: null } }) as RouteContext
+  try {
+    reply.send(payload)
+  } finally {
+    request[kRouteContext] = context
+  }
+  return true
+}
 
 /**
  * The headers stored with reply.header(), read in place rather than through
@@ -33,6 +75,33 @@ export function replyHeaders (reply: FastifyReply): Record<string, string | stri
 }
 
 let kReplyHeaders: symbol | null | undefined
+
+/**
+ * Replaces the reply's header record (the one replyHeaders reads) with
+ * another, for onSend hooks to see and change through reply.header() and
+ * getHeader(). False, having done nothing, when the record is not an own
+ * property of the reply under the symbol replyHeaders uses.
+ */
+export function setReplyHeaders (reply: FastifyReply, headers: Record<string, string | string[]>): boolean {
+  kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
+  if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return false
+  ;(reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders] = headers
+  return true
+}
+
+/**
+ * Whether trailers were declared with reply.trailer(). Fastify keeps them
+ * in an own property under a private symbol described
+ * 'fastify.reply.trailers', null until the first (checked on 5.0–5.12.8).
+ * Without it: true, so the caller leaves the framing to reply.send.
+ */
+export function hasReplyTrailers (reply: FastifyReply): boolean {
+  kReplyTrailers ??= findSymbol(reply, 'fastify.reply.trailers')
+  if (kReplyTrailers === null) return true
+  return (reply as unknown as Record<symbol, unknown>)[kReplyTrailers] !== null
+}
+
+let kReplyTrailers: symbol | null | undefined
 
 /**
  * The scopes around a plugin's scope, innermost first, up to the root.

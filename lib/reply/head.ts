@@ -31,6 +31,21 @@ const NO_HEADERS: OutgoingHttpHeaders = Object.freeze({})
  * reads it); otherwise a new object.
  */
 export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming: boolean): HeadLines | SendReason {
+  return mergedHeaders(reply, parts, streaming, false) as HeadLines | SendReason
+}
+
+/**
+ * The same merge as outgoingHeaders, always into a new record and without
+ * a default Content-Type: the header record onSend hooks get to see and
+ * change (on-send.ts), before reply.send's own defaults are applied to it.
+ * App headers that Node would reject are refused here, before any hook runs,
+ * as reply.send's preparation refuses them.
+ */
+export function headerRecord (reply: FastifyReply, parts: ResponseParts): Record<string, string | string[]> | SendReason | Error {
+  return mergedHeaders(reply, parts, false, true) as Record<string, string | string[]> | SendReason | Error
+}
+
+function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: boolean, fresh: boolean): HeadLines | Record<string, string | string[]> | SendReason | Error {
   const raw = reply.raw as ServerResponse
   const rawHasHeaders = hasRawHeaders(raw)
   if (rawHasHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))) return 'framing header set on the raw response'
@@ -57,18 +72,26 @@ export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, stre
         }
         // With headers already set on the raw response, Node merges a list
         // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
-        if ((hasType || body === null) && (!hasCookies || !rawHasHeaders)) return list
+        if (!fresh && (hasType || body === null) && (!hasCookies || !rawHasHeaders)) return list
       }
       record = fastifyHasHeaders ? { ...fromFastify } : {}
       for (let i = 0; i < list.length; i += 2) {
         const refused = addHeader(record, list[i], list[i + 1], streaming)
         if (refused !== undefined) return refused
+        if (fresh) {
+          const invalid = invalidHeader(list[i], list[i + 1])
+          if (invalid !== undefined) return invalid
+        }
       }
     } else {
       record = fastifyHasHeaders ? { ...fromFastify } : {}
       for (const [name, value] of headers) {
         const refused = addHeader(record, name, value, streaming)
         if (refused !== undefined) return refused
+        if (fresh) {
+          const invalid = invalidHeader(name, value)
+          if (invalid !== undefined) return invalid
+        }
       }
     }
   } else if (init !== undefined && init !== null) {
@@ -84,18 +107,37 @@ export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, stre
       }
     }
     // The common case: the handler's record goes out as it is.
-    if (!fastifyHasHeaders && (hasType || body === null)) return init as OutgoingHttpHeaders
+    if (!fresh && !fastifyHasHeaders && (hasType || body === null)) return init as OutgoingHttpHeaders
     record = fastifyHasHeaders ? { ...fromFastify } : {}
-    for (const name in init) addHeader(record, name.toLowerCase(), init[name] as string, streaming)
+    for (const name in init) {
+      addHeader(record, name.toLowerCase(), init[name] as string, streaming)
+      if (fresh) {
+        const invalid = invalidHeader(name, init[name] as string)
+        if (invalid !== undefined) return invalid
+      }
+    }
   } else {
+    if (fresh) return fastifyHasHeaders ? { ...fromFastify } : {}
     if (!fastifyHasHeaders) return body === null ? NO_HEADERS : typeof body === 'string' ? TEXT_HEADERS : BYTES_HEADERS
     record = { ...fromFastify }
   }
+  if (fresh) return record
   // The same defaults as the fallback: ours for text, Fastify's for bytes.
   if (body !== null && record['content-type'] === undefined) {
     record['content-type'] = typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
   }
   return record
+}
+
+/** Node's own error for a header writeHead would reject, or undefined. */
+function invalidHeader (name: string, value: string): Error | undefined {
+  try {
+    validateHeaderName(name)
+    validateHeaderValue(name, value)
+  } catch (err) {
+    return err as Error
+  }
+  return undefined
 }
 
 /** Whether a record has any key, without building a list of them: this runs on every request. */

@@ -1,9 +1,14 @@
 import { Buffer } from 'node:buffer'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { hasReplyTrailers, onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
 import { canChunk } from '../internals/node.js'
 import { DEFAULT_TEXT_TYPE, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, streamOfStarted, type StartedBody } from './complete-body.js'
-import { assertWritableHeaders, copyHeadersToReply, isCustomStatusText } from './head.js'
+import { finishAfterOnSend, runOnSendHooks } from './on-send.js'
+import type { SendReason } from './reasons.js'
+import { wentOut } from './went-out.js'
+import { assertWritableHeaders, copyHeadersToReply, http2Head, isCustomStatusText } from './head.js'
+import { writeStream } from './stream-writer.js'
 
 /**
  * Writes the app's Response through `reply.send`: every onSend hook, HTTP/2,
@@ -19,6 +24,8 @@ import { assertWritableHeaders, copyHeadersToReply, isCustomStatusText } from '.
  * destroys the connection.
  */
 export async function writeThroughReply (
+  /** The guard that sent the response here, for the debug log. */
+  guard: SendReason,
   request: FastifyRequest,
   reply: FastifyReply,
   response: Response,
@@ -39,6 +46,8 @@ export async function writeThroughReply (
   if (dropTrailer) framed = false
 
   let payload: Buffer | ReadableStream<Uint8Array> | undefined
+  /** The app's live stream, once read from, behind `payload`. */
+  let live: StartedBody | undefined
   let headLength: number | undefined
   // What the reply held before the app's headers, to go back to if a stream fails before its first chunk.
   let before: Record<string, unknown> | undefined
@@ -60,13 +69,21 @@ export async function writeThroughReply (
       // What the stream has ready is read before the reply is touched, so an
       // error it already has is Fastify's plain 500.
       const ready = isStarted(body) ? body : framed ? await readAvailable(body) : await bufferIfComplete(body)
-      payload = Buffer.isBuffer(ready) ? ready : streamOfStarted(ready, () => takeBackHeaders(reply, headers, before))
+      if (Buffer.isBuffer(ready)) {
+        payload = ready
+      } else {
+        live = ready
+        payload = streamOfStarted(ready, () => takeBackHeaders(reply, headers, before))
+      }
     } else if (body !== null) {
       await (isStarted(body) ? body.reader : body).cancel()
     }
   }
 
   if (payload !== undefined && !Buffer.isBuffer(payload) && parts === undefined) before = reply.getHeaders()
+  const hooks = onSendHooks(reply)
+  // With onSend hooks, run here: the reply's headers before the app's, to go back to if a hook fails.
+  const own = hooks === null || hooks === undefined ? undefined : { ...replyHeaders(reply) }
   reply.code(status)
   copyHeadersToReply(reply, headers, http2)
   if (dropTrailer) reply.removeHeader('trailer')
@@ -76,7 +93,7 @@ export async function writeThroughReply (
   // HTTP/2 has none.
   const statusText = response.statusText
   const reason = !http2 && isCustomStatusText(status, statusText) ? statusText : ''
-  return send(reply, payload, reason)
+  return send(reply, payload, reason, guard, hooks, own, live)
 }
 
 function isStarted (body: ReadableStream<Uint8Array> | StartedBody): body is StartedBody {
@@ -101,14 +118,55 @@ function takeBackHeaders (reply: FastifyReply, headers: Headers, before: Record<
   if (reply.request.raw.httpVersionMajor !== 2) (raw as { statusMessage?: string }).statusMessage = undefined
 }
 
-function send (reply: FastifyReply, payload: Buffer | ReadableStream<Uint8Array> | undefined, reason: string): FastifyReply {
+/**
+ * reply.send, or with onSend hooks in scope, the hooks run here and the
+ * payload they hand back written as Fastify would (on-send.ts): an error a
+ * hook raises then finds the reply's headers as they were before the app's
+ * response, and Fastify's error handler answers without them (the app's
+ * stream, if any, is cancelled). Before its hooks, reply.send gives a Buffer
+ * without a type Fastify's default one; the other payloads passed here (a
+ * web stream, undefined) it hands over as they are. A live stream that
+ * only onSend hooks kept off the stream writer, and that they hand back
+ * untouched, goes out through the stream writer after all.
+ */
+function send (
+  reply: FastifyReply,
+  payload: Buffer | ReadableStream<Uint8Array> | undefined,
+  reason: string,
+  guard: SendReason,
+  hooks: readonly OnSendHook[] | null | undefined,
+  own: Record<string, string | string[]> | undefined,
+  live: StartedBody | undefined
+): FastifyReply | Promise<FastifyReply> {
   if (reason !== '') reply.raw.statusMessage = reason
-  try {
-    return reply.send(payload)
-  } catch (err) {
-    reply.raw.statusMessage = ''
-    throw err
+  if (hooks === null || hooks === undefined || own === undefined) {
+    wentOut(reply, 'reply.send', guard)
+    try {
+      return reply.send(payload)
+    } catch (err) {
+      reply.raw.statusMessage = ''
+      throw err
+    }
   }
+  if (Buffer.isBuffer(payload) && !reply.hasHeader('content-type')) reply.header('content-type', 'application/octet-stream')
+  const restore = (): void => {
+    if (reason !== '') reply.raw.statusMessage = ''
+    setReplyHeaders(reply, own)
+  }
+  return runOnSendHooks(hooks, reply.request, reply, payload).then(async (final) => {
+    if (live !== undefined && final === payload && guard === 'onSend hooks on a stream' && !(payload as ReadableStream).locked && !hasReplyTrailers(reply)) {
+      wentOut(reply, 'stream writer', undefined, hooks.length)
+      const head = replyHeaders(reply)
+      await writeStream(reply, reply.raw.statusCode, reply.request.raw.httpVersionMajor === 2 ? http2Head(head) : head, live)
+      return reply
+    }
+    wentOut(reply, finishAfterOnSend(reply, final, restore), guard, hooks.length)
+    return reply
+  }, (err: unknown) => {
+    restore()
+    live?.reader.cancel(err).catch(() => {})
+    throw err
+  })
 }
 
 function streamOf (bytes: Uint8Array): ReadableStream<Uint8Array> {

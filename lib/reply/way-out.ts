@@ -1,13 +1,15 @@
 import { Buffer } from 'node:buffer'
 import { ServerResponse } from 'node:http'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
-import { hasOnSendHooks } from '../internals/fastify.js'
-import { canChunk } from '../internals/node.js'
-import { claimBody, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
+import { onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
+import { canChunk, hasRawHeaders } from '../internals/node.js'
+import { claimBody, DEFAULT_TEXT_TYPE, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeFast } from './fast-writer.js'
-import { http2Head, isCustomStatusText, outgoingHeaders } from './head.js'
+import { headerRecord, http2Head, isCustomStatusText, outgoingHeaders } from './head.js'
+import { finishAfterOnSend, runOnSendHooks } from './on-send.js'
 import type { SendReason } from './reasons.js'
+import { wentOut } from './went-out.js'
 import { writeThroughReply } from './send-writer.js'
 import { writeStream } from './stream-writer.js'
 
@@ -32,27 +34,77 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
     reply.hijack()
     return undefined
   }
+  const hooks = onSendHooks(reply)
   if (parts === undefined) {
     if (response.bodyUsed) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
-    const refused = replyGuard(reply, true)
+    const refused = replyGuard(reply, hooks, true)
     if (refused !== undefined) return viaReply(refused, request, reply, response, undefined)
-    return writeNative(request, reply, response)
+    return writeNative(request, reply, response, hooks)
   }
   // A body shared with copies (or this same response sent before) goes out once.
   if (parts.body !== null && !claimBody(response)) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
-  return writeStored(request, reply, response, parts, replyGuard(reply, false))
+  return writeStored(request, reply, response, parts, hooks, replyGuard(reply, hooks, false))
 }
 
 /**
  * A stored body (a lightweight Response's, or a native body read whole): the
  * fast writer, unless `refused` or a header guard sends it to reply.send.
+ * With onSend hooks, they run first (writeStoredAfterHooks).
  */
-function writeStored (request: FastifyRequest, reply: FastifyReply, response: Response, parts: ResponseParts, refused: SendReason | undefined): Promise<FastifyReply> | undefined {
+function writeStored (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+  parts: ResponseParts,
+  hooks: readonly OnSendHook[] | null | undefined,
+  refused: SendReason | undefined
+): Promise<FastifyReply> | undefined {
+  if (refused === undefined && hooks !== null && hooks !== undefined) return writeStoredAfterHooks(request, reply, response, parts, hooks)
   const head = refused ?? outgoingHeaders(reply, parts, false)
   if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
   wentOut(reply, 'fast writer')
   writeFast(reply, parts, head, request.raw.method ?? 'GET')
   return undefined
+}
+
+/**
+ * A stored body with onSend hooks in scope, prepared as reply.send would
+ * prepare it, at less cost: the app's headers merged over the reply's into
+ * one new header record that becomes the reply's (so the hooks see and change
+ * them through reply.header() and getHeader()), the status set with
+ * reply.code(), and the body as a Buffer, with reply.send's default types.
+ * Then the hooks, and the payload they hand back written as Fastify would
+ * (on-send.ts): a string or Buffer by one writeHead and one end. A hook's
+ * error puts the reply's own record back first, so the error answer carries
+ * none of the app's headers.
+ */
+function writeStoredAfterHooks (request: FastifyRequest, reply: FastifyReply, response: Response, parts: ResponseParts, hooks: readonly OnSendHook[]): Promise<FastifyReply> {
+  const record = headerRecord(reply, parts)
+  if (typeof record === 'string') return viaReply(record, request, reply, response, parts)
+  if (record instanceof Error) return Promise.reject(record)
+  const own = replyHeaders(reply)
+  if (!setReplyHeaders(reply, record)) return viaReply('onSend hooks in scope', request, reply, response, parts)
+  const { status, body } = parts
+  reply.code(status)
+  let payload: Buffer | undefined
+  if (body !== null && !isNullBodyStatus(status)) {
+    const text = typeof body === 'string'
+    if (record['content-type'] === undefined && !(hasRawHeaders(reply.raw as ServerResponse) && reply.raw.hasHeader('content-type'))) {
+      record['content-type'] = text ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+    }
+    payload = text ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  } else if (body === null && request.raw.method === 'HEAD' && parts.headLength !== undefined) {
+    // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
+    record['content-length'] = String(parts.headLength)
+  }
+  const restore = (): void => { setReplyHeaders(reply, own) }
+  return runOnSendHooks(hooks, request, reply, payload).then((final) => {
+    wentOut(reply, finishAfterOnSend(reply, final, restore), undefined, hooks.length)
+    return reply
+  }, (err: unknown) => {
+    restore()
+    throw err
+  })
 }
 
 /**
@@ -80,9 +132,9 @@ function writtenByTheApp (response: Response, parts: ResponseParts | undefined):
  * only the stream writer may write (`streams`), and only a live stream:
  * see writeNative.
  */
-function replyGuard (reply: FastifyReply, streams: boolean): SendReason | undefined {
-  // onSend hooks only run through reply.send.
-  if (hasOnSendHooks(reply)) return 'onSend hooks in scope'
+function replyGuard (reply: FastifyReply, hooks: readonly OnSendHook[] | null | undefined, streams: boolean): SendReason | undefined {
+  // onSend hooks the plugin cannot read (or run) are left to reply.send.
+  if (hooks === undefined) return 'onSend hooks in scope'
   const raw = reply.raw
   if (raw.headersSent) return 'headers already sent'
   // The fast writer needs Node's HTTP/1 fields, which HTTP/2 does not have.
@@ -95,7 +147,7 @@ function replyGuard (reply: FastifyReply, streams: boolean): SendReason | undefi
  * goes out through the fast writer with its length; a live stream through
  * the stream writer.
  */
-async function writeNative (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> {
+async function writeNative (request: FastifyRequest, reply: FastifyReply, response: Response, hooks: readonly OnSendHook[] | null | undefined): Promise<FastifyReply | undefined> {
   const status = response.status
   const body = response.body
   // HTTP/2 frames a stream itself and has no reason phrase.
@@ -116,10 +168,12 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
   if (Buffer.isBuffer(payload)) {
     // Complete: from here on it is a stored body like a lightweight response's.
     const parts: ResponseParts = { status, body: payload, init: undefined, headers, headLength: undefined }
-    return writeStored(request, reply, response, parts, http2 ? 'HTTP/2' : undefined)
+    return writeStored(request, reply, response, parts, hooks, http2 ? 'HTTP/2' : undefined)
   }
   const head = outgoingHeaders(reply, asStream, true)
   if (typeof head === 'string') return viaReply(head, request, reply, response, undefined, payload)
+  // The stream writer after all, if the hooks hand the stream back untouched (send-writer.ts).
+  if (hooks !== null) return viaReply('onSend hooks on a stream', request, reply, response, undefined, payload)
   wentOut(reply, 'stream writer')
   await writeStream(reply, status, http2 ? http2Head(head) : head, payload)
   return undefined
@@ -133,21 +187,5 @@ function viaReply (
   parts: ResponseParts | undefined,
   started?: StartedBody
 ): Promise<FastifyReply> {
-  wentOut(reply, 'reply.send', reason)
-  return writeThroughReply(request, reply, response, parts, started)
-}
-
-type Way = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itself'
-
-/**
- * At Fastify's `debug` log level, one line per response: which way it went
- * and, for reply.send, the guard that sent it there. Nothing at `info`, and
- * no object is built unless the level is on (pino's isLevelEnabled; a
- * logger without it is never asked).
- */
-function wentOut (reply: FastifyReply, way: Way, guard?: SendReason): void {
-  const log = reply.log as FastifyReply['log'] & { isLevelEnabled?: (level: string) => boolean }
-  if (log.isLevelEnabled?.('debug') !== true) return
-  if (guard === undefined) log.debug({ wayOut: way }, `fastify-hono: ${way}`)
-  else log.debug({ wayOut: way, guard }, `fastify-hono: ${way}, because of ${guard}`)
+  return writeThroughReply(reason, request, reply, response, parts, started)
 }

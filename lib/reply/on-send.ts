@@ -1,0 +1,120 @@
+import { Buffer } from 'node:buffer'
+import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
+import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from '../internals/fastify.js'
+import { forgetFailedHead } from '../internals/node.js'
+
+/**
+ * The route's onSend hooks, run by the plugin instead of reply.send, with
+ * Fastify's semantics: in order, each given the payload the one before
+ * handed back (undefined keeps it), in any of the three forms (returning,
+ * calling `done(err, payload)`, or resolving a promise); a hook that throws,
+ * calls done with an error or rejects (with nothing: Fastify's
+ * FST_ERR_SEND_UNDEFINED_ERR) stops the chain, and the promise rejects with
+ * that error for Fastify's error handler. Synchronous hooks run
+ * synchronously, as in Fastify.
+ */
+export function runOnSendHooks (hooks: readonly OnSendHook[], request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let i = 0
+    const next = (err?: Error | null, newPayload?: unknown): void => {
+      if (err !== undefined && err !== null) {
+        reject(err)
+        return
+      }
+      if (newPayload !== undefined) payload = newPayload
+      if (i === hooks.length) {
+        resolve(payload)
+        return
+      }
+      let result: unknown
+      try {
+        result = hooks[i++](request, reply, payload, next)
+      } catch (error) {
+        reject(error)
+        return
+      }
+      if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+        (result as PromiseLike<unknown>).then((value) => { next(null, value) }, (error: unknown) => {
+          reject(error ?? new errorCodes.FST_ERR_SEND_UNDEFINED_ERR())
+        })
+      }
+    }
+    next()
+  })
+}
+
+/**
+ * Writes what the onSend hooks handed back, as Fastify's reply.send does
+ * after its hooks: the reply's status (a hook may have changed it) and
+ * header record (which the hooks saw and changed), a Content-Length for a
+ * string or Buffer unless one that fits is there (or, for HEAD, any), none
+ * for 1xx and 204, and `Content-Length: 0` for no payload. Streams and
+ * Responses, and anything with trailers, go on through Fastify's own
+ * writers without running the hooks again. Other payloads are refused as
+ * Fastify refuses them. Returns 'fast writer' when it wrote the response
+ * itself, or 'reply.send'.
+ *
+ * When writeHead rejects a header, Node's state is reset and `restore` puts
+ * back the reply's headers from before the app's response, so that the 500
+ * Fastify's error handler writes carries none of the failed response's.
+ */
+export function finishAfterOnSend (reply: FastifyReply, payload: unknown, restore: () => void): 'fast writer' | 'reply.send' {
+  const isBytes = typeof payload === 'string' || Buffer.isBuffer(payload)
+  if (isBytes || payload === undefined || payload === null) {
+    if (hasReplyTrailers(reply)) {
+      // Fastify frames trailers; reply.send takes a Buffer or undefined as it is
+      // (a string would be given a charset, null serialized).
+      sendOnward(reply, typeof payload === 'string' ? Buffer.from(payload) : payload ?? undefined)
+      return 'reply.send'
+    }
+    const raw = reply.raw
+    const status = raw.statusCode
+    const headers = replyHeaders(reply)
+    const method = reply.request.raw.method
+    let body: string | Buffer | undefined
+    if (!isBytes) {
+      if (status >= 200 && status !== 204 && status !== 304 && method !== 'HEAD') headers['content-length'] = '0'
+    } else if (status < 200 || status === 204) {
+      delete headers['content-type']
+      delete headers['content-length']
+    } else {
+      body = payload as string | Buffer
+      const declared = headers['content-length']
+      const length = Buffer.byteLength(body)
+      if (declared === undefined || declared === '' || (method !== 'HEAD' && Number(declared) !== length)) headers['content-length'] = String(length)
+    }
+    try {
+      raw.writeHead(status, headers)
+    } catch (err) {
+      forgetFailedHead(raw)
+      restore()
+      throw err
+    }
+    reply.hijack()
+    if (body === undefined) raw.end()
+    else raw.end(body)
+    return 'fast writer'
+  }
+  if (isStreamLike(payload)) {
+    sendOnward(reply, payload)
+    return 'reply.send'
+  }
+  throw new errorCodes.FST_ERR_REP_INVALID_PAYLOAD_TYPE(typeof payload)
+}
+
+/**
+ * reply.send past the hooks. onSendHooks, which found them, also checked
+ * that the context can be set aside; a plain reply.send would run them
+ * again, so if it ever cannot, this is an error for Fastify's handler.
+ */
+function sendOnward (reply: FastifyReply, payload: unknown): void {
+  if (!sendPastOnSend(reply, payload)) throw new Error('fastify-hono: the route context could not be set aside to send past the onSend hooks')
+}
+
+/** What Fastify's onSendEnd streams: a Node stream, a web stream, or a Response. */
+function isStreamLike (payload: unknown): boolean {
+  if (payload === null || typeof payload !== 'object') return false
+  const candidate = payload as { pipe?: unknown, getReader?: unknown }
+  return typeof candidate.pipe === 'function' || typeof candidate.getReader === 'function' ||
+    Object.prototype.toString.call(payload) === '[object Response]'
+}
