@@ -4,12 +4,13 @@
 // Fastify: @fastify/cookie (an onRequest hook parsing Cookie, and an onSend
 // hook writing cookies set with reply.setCookie), @fastify/compress (an
 // onSend hook on every route, added through onRoute), @fastify/helmet (an
-// onRequest hook setting about a dozen headers with reply.header()),
+// onRequest hook running Express's helmet() on reply.raw: a dozen headers
+// set with the raw response's setHeader(), not reply.header()),
 // @fastify/cors (an onRequest hook) and @fastify/rate-limit (an onRequest
 // hook per route, added through onRoute, setting three x-ratelimit-*
-// headers). The two onSend hooks (cookie, compress) keep a mounted Hono
-// response off fastify-hono's fast writer, today; the headers the onRequest
-// hooks set are merged into its head.
+// headers with reply.header()). The two onSend hooks (cookie, compress)
+// keep a mounted Hono response off fastify-hono's fast writer, today; the
+// headers the onRequest hooks set are merged into its head.
 //
 // Hono: hono/secure-headers (helmet), hono/cors (@fastify/cors) and
 // hono/compress (@fastify/compress). Nothing in hono's core counts requests
