@@ -140,7 +140,8 @@ export function renderChart (results) {
   const groups = []
   for (const c of cases) {
     if (http[c.id] === undefined) continue
-    groups.push({ title: `HTTP: ${c.label}`, bars: variants.map((v) => ({ variant: v.id, ratio: http[c.id][v.id]?.ratio.median })) })
+    // Only the variants that serve the case (the stack variants serve four).
+    groups.push({ title: `HTTP: ${c.label}`, bars: variants.filter((v) => http[c.id][v.id] !== undefined).map((v) => ({ variant: v.id, ratio: http[c.id][v.id].ratio.median })) })
   }
   for (const id of results.meta.pipelineCases ?? []) {
     if (pipeline[id] === undefined) continue

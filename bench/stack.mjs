@@ -36,12 +36,6 @@ import { compress } from 'hono/compress'
 import { cors } from 'hono/cors'
 import { secureHeaders } from 'hono/secure-headers'
 
-/** The cases the stack variants serve. */
-export const STACK_CASES = ['text', 'json', 'param', 'mixed']
-
-/** The reference variants without the onSend plugins serve these. */
-export const HEADERS_CASES = ['text', 'json']
-
 // Far above what any run sends in a minute from the one client address:
 // the limit is counted on every request and never reached.
 const RATE_LIMIT = { max: 1e9, timeWindow: 60_000 }

@@ -9,7 +9,7 @@
 // differences are listed).
 
 import { AB_CASES, BASE_VARIANT } from './base.mjs'
-import { HEADERS_CASES, STACK_CASES } from './stack.mjs'
+import { HEADERS_CASES, STACK_CASES } from './cases.mjs'
 
 export const BASELINE = 'fastify'
 
