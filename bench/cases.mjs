@@ -23,6 +23,12 @@ export const cases = [
   { id: 'sse', label: 'SSE, 100 events', method: 'GET', path: `${PREFIX}/sse` }
 ]
 
+/** The cases the production-stack variants serve (stack.mjs). */
+export const STACK_CASES = ['text', 'json', 'param', 'mixed']
+
+/** The cases the stack's reference variants without its onSend plugins serve. */
+export const HEADERS_CASES = ['text', 'json']
+
 export function caseById (id) {
   const found = cases.find((c) => c.id === id)
   if (found === undefined) throw new Error(`Unknown case "${id}" (known: ${cases.map((c) => c.id).join(', ')})`)

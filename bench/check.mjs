@@ -35,12 +35,19 @@ export function probe (port, { method, path, headers, body }) {
 
 // Set per connection or per second by Node itself: not the variant's doing.
 const IGNORED = new Set(['date', 'keep-alive'])
+// Counted per request by @fastify/rate-limit (the stack variants): only
+// whether they are there is compared, not their values.
+const COUNTED = new Set(['x-ratelimit-remaining', 'x-ratelimit-reset'])
 
 function headerMap (rawHeaders) {
   const map = {}
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase()
     if (IGNORED.has(name)) continue
+    if (COUNTED.has(name)) {
+      map[name] = '(counted)'
+      continue
+    }
     map[name] = map[name] === undefined ? rawHeaders[i + 1] : `${map[name]}, ${rawHeaders[i + 1]}`
   }
   return map

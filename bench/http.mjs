@@ -4,10 +4,13 @@
 import { fileURLToPath } from 'node:url'
 import { compare, isUsable, probe, probes } from './check.mjs'
 import { startChild } from './proc.mjs'
+import { serves } from './variants.mjs'
 
 const serverScript = fileURLToPath(new URL('./server.mjs', import.meta.url))
 const loaderScript = fileURLToPath(new URL('./loader.mjs', import.meta.url))
-const REFERENCE = 'node-server' // the probes compare every response with Hono's own adapter
+// The probes compare every response with Hono's own adapter, or with the
+// variant's `checkedAgainst` (the stack variants: Fastify under the same stack).
+const REFERENCE = 'node-server'
 
 async function startServers (variants, core) {
   const servers = new Map()
@@ -19,24 +22,29 @@ async function startServers (variants, core) {
   return servers
 }
 
-async function runChecks (servers, cases, log) {
+async function runChecks (servers, variants, cases, log) {
   const checks = []
-  if (!servers.has(REFERENCE)) {
+  if (!variants.some((v) => v.id !== REFERENCE && servers.has(v.checkedAgainst ?? REFERENCE))) {
     log(`(no response checks: they compare with ${REFERENCE}, which is not running)`)
     return checks
   }
   const selected = probes.filter((p) => p.caseId === undefined || cases.some((c) => c.id === p.caseId))
   for (const p of selected) {
     const responses = new Map()
-    for (const [id, server] of servers) {
-      responses.set(id, await probe(server.port, p).catch((err) => ({ status: 0, headers: {}, body: Buffer.from(String(err)) })))
+    for (const variant of variants) {
+      // A variant that serves only some cases is probed on those only.
+      if (p.caseId !== undefined ? !serves(variant, p.caseId) : variant.cases !== undefined) continue
+      responses.set(variant.id, await probe(servers.get(variant.id).port, p).catch((err) => ({ status: 0, headers: {}, body: Buffer.from(String(err)) })))
     }
-    const reference = responses.get(REFERENCE)
-    for (const [id, response] of responses) {
-      if (id === REFERENCE) continue
+    for (const variant of variants) {
+      const response = responses.get(variant.id)
+      if (variant.id === REFERENCE || response === undefined) continue
+      const against = responses.has(variant.checkedAgainst) ? variant.checkedAgainst : REFERENCE
+      const reference = responses.get(against)
+      if (reference === undefined) continue
       // Only the benchmarked requests must match for their figures to mean anything.
       const usable = p.caseId === undefined ? undefined : isUsable(reference, response)
-      checks.push({ variant: id, probe: p.id, status: response.status, notes: compare(reference, response), usable })
+      checks.push({ variant: variant.id, probe: p.id, against, status: response.status, notes: compare(reference, response), usable })
     }
   }
   return checks
@@ -58,9 +66,12 @@ export async function measureCell (server, loader, caseId, settings) {
 }
 
 /** The initial warm-up: every case mixed, counted in requests (a cold server is 3–4× costlier). */
-async function warmUp (servers, load, cases, settings, log) {
-  for (const [id, server] of servers) {
-    const warm = await load.call({ type: 'load', port: server.port, caseIds: cases.map((c) => c.id), connections: settings.connections, amount: settings.initialWarmup.requests, maxSeconds: settings.initialWarmup.maxSeconds })
+async function warmUp (servers, variants, load, cases, settings, log) {
+  for (const variant of variants) {
+    const id = variant.id
+    const caseIds = cases.filter((c) => serves(variant, c.id)).map((c) => c.id)
+    if (caseIds.length === 0) continue
+    const warm = await load.call({ type: 'load', port: servers.get(id).port, caseIds, connections: settings.connections, amount: settings.initialWarmup.requests, maxSeconds: settings.initialWarmup.maxSeconds })
     if (warm.non2xx > 0 || warm.errors > 0) log(`! ${id} warm-up: ${warm.non2xx} non-2xx, ${warm.errors} errors`)
   }
 }
@@ -84,23 +95,24 @@ export async function runHttp ({ variants, cases, settings, cores, log, elapsed 
   const rows = []
   try {
     log(`Servers up after ${elapsed()}`)
-    const checks = await runChecks(servers, cases, log)
+    const checks = await runChecks(servers, variants, cases, log)
     for (const check of checks) {
       if (check.usable === false) log(`! ${check.variant} ${check.probe}: ${check.notes.join('; ')}`)
     }
-    await warmUp(servers, load, cases, settings, log)
+    await warmUp(servers, variants, load, cases, settings, log)
     log(`Checks and warm-up done after ${elapsed()}`)
     for (let round = 0; round < settings.rounds; round++) {
       if (round > 0 && settings.freshServers) {
         await stopServers(servers)
         servers = await startServers(variants, cores?.server)
-        await warmUp(servers, load, cases, settings, log)
+        await warmUp(servers, variants, load, cases, settings, log)
       }
       // Rotate the order each round, so no variant always follows the same one.
       const order = variants.map((_, i) => variants[(i + round) % variants.length])
       for (const testCase of cases) {
         const cells = []
         for (const variant of order) {
+          if (!serves(variant, testCase.id)) continue
           let row
           try {
             row = { round, caseId: testCase.id, variant: variant.id, ...await measureCell(servers.get(variant.id), load, testCase.id, settings) }

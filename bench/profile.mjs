@@ -10,7 +10,8 @@
 // request, scaled to the CPU time the server itself counted, so the columns
 // of two cases can be subtracted: that difference is what a ratio in the
 // benchmark's tables is made of. A diagnostic: the ratios themselves come
-// from bench/run.mjs.
+// from bench/run.mjs. With --top=N, also the N functions with the most self
+// time (and the largest differences between the first and last profile).
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -26,29 +27,49 @@ const { values: args } = parseArgs({
     variants: { type: 'string', default: 'fastify-hono' },
     cases: { type: 'string', default: 'param,middleware' },
     seconds: { type: 'string', default: '5' },
-    frequency: { type: 'string', default: '2000' }
+    frequency: { type: 'string', default: '2000' },
+    top: { type: 'string', default: '0' }
   }
 })
 const variants = args.variants.split(',').map(variantById)
 const cases = args.cases.split(',').map(caseById)
 const seconds = Number(args.seconds)
+const top = Number(args.top)
 if (spawnSync('perf', ['--version'], { stdio: 'ignore' }).status !== 0) {
   console.error('bench/profile.mjs needs Linux perf on the PATH')
   process.exit(2)
 }
 
-/** Sample counts by owner, read from `perf script`: one stack per sample, innermost frame first. */
+/**
+ * Sample counts by owner, read from `perf script`: one stack per sample,
+ * innermost frame first. Also by function (for --top): the innermost frame
+ * (self time), and the innermost JavaScript frame (self time with the
+ * builtins and runtime calls it made).
+ */
 function samplesByOwner (file, pid) {
   const out = spawnSync('perf', ['script', '-i', file, '-F', 'pid,ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 })
   const counts = new Map()
+  const self = new Map()
+  const js = new Map()
+  const add = (map, key) => map.set(key, (map.get(key) ?? 0) + 1)
   for (const block of out.stdout.split('\n\n')) {
     const lines = block.trim().split('\n')
     if (lines.length < 2 || Number(lines[0].trim()) !== pid) continue
     const frames = lines.slice(1).map((line) => line.trim().replace(/^[0-9a-f]+\s+/, ''))
     const owner = ownerOf(frames)
-    counts.set(owner, (counts.get(owner) ?? 0) + 1)
+    add(counts, owner)
+    if (top > 0) {
+      add(self, owner === 'kernel' ? 'kernel' : owner === 'V8 garbage collector' ? owner : shortName(frames[0]))
+      const innermostJs = frames.find((frame) => frame.startsWith('JS:'))
+      add(js, owner === 'kernel' || innermostJs === undefined ? `(${owner})` : shortName(innermostJs))
+    }
   }
-  return counts
+  return { counts, self, js }
+}
+
+/** A frame's name without the checkout's path and the JIT tier marks: `JS:*outgoingHeaders dist/reply/head.js:33:25`. */
+function shortName (frame) {
+  return frame.replace(/ \(.*\.so.*\)$/, '').replace(/(file:\/\/)?\/[^ ]*?\/(node_modules|dist|bench)\//, '$2/').replace(/^JS:[*~^+-]/, 'JS:')
 }
 
 // V8's collectors: a sample anywhere under them is garbage collection.
@@ -72,6 +93,22 @@ function ownerOf (frames) {
   return 'other JavaScript'
 }
 
+/** The `top` functions by µs per request in any profile, from `samples` ('self' or 'js'), with the last profile minus the first. */
+function reportFunctions (profiles, samples, title) {
+  const perRequest = (p, name) => (p[samples].get(name) ?? 0) / p.total * p.cpuPerRequest
+  const names = [...new Set(profiles.flatMap((p) => [...p[samples].keys()]))]
+  const score = (name) => Math.max(...profiles.map((p) => perRequest(p, name)), Math.abs(perRequest(profiles.at(-1), name) - perRequest(profiles[0], name)) * 2)
+  names.sort((a, b) => score(b) - score(a))
+  console.log(`\n${title}: µs per request, the ${top} largest (or largest differences)`)
+  console.log('| function | ' + profiles.map((p) => p.label).join(' | ') + (profiles.length > 1 ? ' | last - first |' : ' |'))
+  console.log('| --- |' + ' ---: |'.repeat(profiles.length + (profiles.length > 1 ? 1 : 0)))
+  for (const name of names.slice(0, top)) {
+    const values = profiles.map((p) => perRequest(p, name))
+    const delta = values.at(-1) - values[0]
+    console.log(`| \`${name.replace(/\|/g, '\\|')}\` | ${values.map((v) => v.toFixed(2)).join(' | ')}${profiles.length > 1 ? ` | ${delta >= 0 ? '+' : ''}${delta.toFixed(2)}` : ''} |`)
+  }
+}
+
 function report (profiles) {
   const owners = [...new Set(profiles.flatMap((p) => [...p.owners.keys()]))]
   // µs per request: each owner's share of the samples times the CPU the server counted.
@@ -93,6 +130,10 @@ function report (profiles) {
   console.log('total'.padEnd(32) + cells(profiles.map((p) => p.cpuPerRequest.toFixed(2))) +
     (profiles.length > 1 ? cells([`${(profiles.at(-1).cpuPerRequest / first.cpuPerRequest).toFixed(3)}x`]) : ''))
   console.log('requests'.padEnd(32) + cells(profiles.map((p) => String(p.requests))))
+  if (top > 0) {
+    reportFunctions(profiles, 'self', 'Self time by innermost frame (JavaScript, builtin, runtime or native)')
+    reportFunctions(profiles, 'js', 'Self time by innermost JavaScript function, with the builtins and runtime calls it made')
+  }
 }
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
@@ -131,7 +172,9 @@ async function profileVariant (variant) {
       const requests = after.requests - before.requests
       const cpu = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
       const label = variants.length > 1 ? `${variant.id}:${testCase.id}` : testCase.id
-      profiles.push({ label, requests, cpuPerRequest: cpu / requests, owners: samplesByOwner(file, pid) })
+      const { counts, self, js } = samplesByOwner(file, pid)
+      const total = [...counts.values()].reduce((a, b) => a + b, 0)
+      profiles.push({ label, requests, cpuPerRequest: cpu / requests, owners: counts, self, js, total })
     }
     // Without the map, every JavaScript frame is an address and lands in 'Node and V8, native'.
     if (!existsSync(join(os.tmpdir(), `perf-${pid}.map`))) console.log(`(no perf map from the ${variant.id} server: JavaScript frames are unnamed)`)

@@ -8,7 +8,9 @@ import { fixed, markdownTable, ratio, withRange } from './format.mjs'
 import { spread, summarize } from './summary.mjs'
 
 export function summaries (results) {
-  const baseline = results.meta.baseline
+  // Each variant's own baseline where it names one (the stack variants: Fastify under the same stack).
+  const baselines = new Map(results.meta.variants.map((v) => [v.id, v.baseline ?? results.meta.baseline]))
+  const baseline = (variant) => baselines.get(variant) ?? results.meta.baseline
   return {
     http: summarize(results.http, { metrics: ['cpuPerRequest', 'rps', 'p99'], ratioMetric: 'cpuPerRequest', baseline }),
     pipeline: summarize(results.pipeline, { metrics: ['nsPerRequest'], ratioMetric: 'nsPerRequest', baseline })
@@ -40,7 +42,7 @@ function httpMatrix (results, summary) {
 
 function httpDetail (results, summary) {
   const { variants, cases } = results.meta
-  const header = ['case', 'variant', 'CPU µs/req', '× Fastify', 'req/s', 'p99 ms']
+  const header = ['case', 'variant', 'CPU µs/req', '× Fastify (stack: × Fastify, stack)', 'req/s', 'p99 ms']
   const rows = []
   for (const c of cases) {
     for (const v of variants) {
@@ -92,7 +94,8 @@ function checkList (results) {
   const lines = []
   for (const check of results.checks ?? []) {
     if (check.notes.length === 0) continue
-    lines.push(`- ${labelOf(results.meta.variants, check.variant)}, ${check.probe}: ${check.notes.join('; ')}`)
+    const against = check.against === undefined || check.against === 'node-server' ? '' : ` (against ${labelOf(results.meta.variants, check.against)})`
+    lines.push(`- ${labelOf(results.meta.variants, check.variant)}, ${check.probe}${against}: ${check.notes.join('; ')}`)
   }
   return lines.length === 0 ? 'Every variant answered every probe like @hono/node-server.' : lines.join('\n')
 }
@@ -111,7 +114,7 @@ export function renderReport (results, { detail = false } = {}) {
   }
   if (results.http.length > 0) {
     parts.push(
-      '**Server CPU time per request over HTTP**, relative to a plain Fastify route (median of the per-round ratios; lower is better). In parentheses: median CPU µs per request.',
+      '**Server CPU time per request over HTTP**, relative to a plain Fastify route (median of the per-round ratios; lower is better); the production-stack rows (", stack", "Hono middleware") relative to the Fastify route under the same stack. In parentheses: median CPU µs per request.',
       httpMatrix(results, http)
     )
     if (detail) parts.push('Per case: median (min–max) over rounds.', httpDetail(results, http))
@@ -126,7 +129,7 @@ export function renderReport (results, { detail = false } = {}) {
       pipelineTable(results, pipeline)
     )
   }
-  if (detail) parts.push('**Response checks** (differences from @hono/node-server for the same request; Date and Keep-Alive ignored):', checkList(results))
+  if (detail) parts.push('**Response checks** (differences from @hono/node-server for the same request, or from the variant named; Date and Keep-Alive ignored, the x-ratelimit counters compared by name only):', checkList(results))
   return parts.join('\n\n') + '\n'
 }
 
@@ -137,7 +140,8 @@ export function renderChart (results) {
   const groups = []
   for (const c of cases) {
     if (http[c.id] === undefined) continue
-    groups.push({ title: `HTTP: ${c.label}`, bars: variants.map((v) => ({ variant: v.id, ratio: http[c.id][v.id]?.ratio.median })) })
+    // Only the variants that serve the case (the stack variants serve four).
+    groups.push({ title: `HTTP: ${c.label}`, bars: variants.filter((v) => http[c.id][v.id] !== undefined).map((v) => ({ variant: v.id, ratio: http[c.id][v.id].ratio.median })) })
   }
   for (const id of results.meta.pipelineCases ?? []) {
     if (pipeline[id] === undefined) continue

@@ -13,7 +13,7 @@ import { runHttp } from './http.mjs'
 import { runPipeline } from './pipeline.mjs'
 import { pinningCores } from './proc.mjs'
 import { renderChart, renderReport } from './report.mjs'
-import { BASELINE, variantById, variants as allVariants } from './variants.mjs'
+import { BASELINE, serves, variantById, variants as allVariants } from './variants.mjs'
 
 const SETTINGS = {
   // `duration`, `warmup`: seconds, per measured window and before each (0:
@@ -44,6 +44,10 @@ if (args.rounds !== undefined) {
 const variants = args.variants ? args.variants.split(',').map(variantById) : allVariants
 const cases = args.cases ? args.cases.split(',').map(caseById) : allCases
 if (!variants.some((v) => v.id === BASELINE)) variants.splice(1, 0, variantById(BASELINE))
+// A variant's own baseline (the stack variants': Fastify under the same stack) runs with it.
+for (const variant of [...variants]) {
+  if (variant.baseline !== undefined && !variants.some((v) => v.id === variant.baseline)) variants.splice(variants.indexOf(variant), 0, variantById(variant.baseline))
+}
 settings.pipeline.cases = settings.pipeline.cases.filter((id) => cases.some((c) => c.id === id))
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
@@ -74,7 +78,7 @@ const results = {
     settings,
     baseline: BASELINE,
     versions: versions(),
-    variants: variants.map(({ id, label }) => ({ id, label })),
+    variants: variants.map(({ id, label, baseline }) => ({ id, label, baseline })),
     cases: cases.map(({ id, label }) => ({ id, label })),
     pipelineCases: args['no-pipeline'] ? [] : settings.pipeline.cases
   },
@@ -92,7 +96,8 @@ if (!args['no-http']) {
 }
 if (!args['no-pipeline'] && settings.pipeline.cases.length > 0) {
   results.pipeline = await runPipeline({
-    variants: variants.map((v) => v.id),
+    // Only the variants that serve every pipeline case (all but a few reference variants).
+    variants: variants.filter((v) => settings.pipeline.cases.every((id) => serves(v, id))).map((v) => v.id),
     cases: settings.pipeline.cases,
     rounds: settings.pipeline.rounds,
     requests: settings.pipeline.requests,

@@ -16,7 +16,8 @@ export function spread (values) {
 
 /**
  * rows: [{ round, caseId, variant, ...metrics }]. `metric` is the one the
- * ratio is computed on. Returns { [caseId]: { [variant]: { [metric]: spread, ratio: spread } } }.
+ * ratio is computed on; `baseline` is the variant it divides by, or a
+ * function giving it for each variant. Returns { [caseId]: { [variant]: { [metric]: spread, ratio: spread } } }.
  */
 export function summarize (rows, { metrics, ratioMetric, baseline }) {
   const byCell = new Map()
@@ -31,8 +32,9 @@ export function summarize (rows, { metrics, ratioMetric, baseline }) {
     const cell = {}
     for (const metric of metrics) cell[metric] = spread(cellRows.map((r) => r[metric]))
     const ratios = []
+    const under = typeof baseline === 'function' ? baseline(variant) : baseline
     for (const row of cellRows) {
-      const base = rows.find((r) => r.caseId === caseId && r.variant === baseline && r.round === row.round)
+      const base = rows.find((r) => r.caseId === caseId && r.variant === under && r.round === row.round)
       if (base !== undefined) ratios.push(row[ratioMetric] / base[ratioMetric])
     }
     cell.ratio = spread(ratios)

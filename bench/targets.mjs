@@ -16,13 +16,17 @@
 // commit into a temporary worktree, a further server (fastify-hono-base)
 // serves the same app with it, and one more row per case gives
 // fastify-hono ÷ fastify-hono-base.
+//
+// With --groups=stack,echo (say), only the targets of those groups, and only
+// the servers they need: `route`, `middleware`, `stack` (the production
+// stack, stack.mjs) and `echo` (the POST JSON echo against @hono/node-server).
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { AB_CASES, BASE_VARIANT, buildBase } from './base.mjs'
 import { cases } from './cases.mjs'
-import { compare, probe, probes } from './check.mjs'
+import { compare, isUsable, probe, probes } from './check.mjs'
 import { measureCell } from './http.mjs'
 import { pinningCores, startChild } from './proc.mjs'
 import { referenceVariants } from './variants.mjs'
@@ -53,14 +57,32 @@ const TARGETS = [
   // show how much of it is Hono's own (cors(), compose, the app's middleware).
   { id: 'middleware-node-server', group: 'middleware', label: 'reference: the same ratio on @hono/node-server', over: ['node-server', 'middleware'], under: ['node-server', 'param'] },
   { id: 'middleware-hijack', group: 'middleware', label: 'reference: the same ratio on hijack + getRequestListener', over: ['hijack', 'middleware'], under: ['hijack', 'param'] },
-  { id: 'middleware-fastify', group: 'middleware', label: 'reference: plain Fastify, an onRequest and an onSend hook ÷ none', over: ['fastify', 'middleware'], under: ['fastify', 'param'] }
+  { id: 'middleware-fastify', group: 'middleware', label: 'reference: plain Fastify, an onRequest and an onSend hook ÷ none', over: ['fastify', 'middleware'], under: ['fastify', 'param'] },
+  // The production stack (stack.mjs): the mounted app against the same
+  // routes in Fastify under cookie, compress, helmet, cors and rate-limit.
+  { id: 'stack-text', group: 'stack', label: 'c.text() under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'text'], under: ['fastify-stack', 'text'], max: 1.05 },
+  { id: 'stack-json', group: 'stack', label: 'c.json() under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'json'], under: ['fastify-stack', 'json'], max: 1.05 },
+  // No bound: the other stack cases; the stack without its two onSend hooks
+  // (helmet, cors and rate-limit only: the headers Fastify hooks set, on the
+  // fast writer); @hono/node-server with Hono's nearest middleware.
+  { id: 'stack-param', group: 'stack', label: 'reference: param route under the stack, fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'param'], under: ['fastify-stack', 'param'] },
+  { id: 'stack-mixed', group: 'stack', label: 'reference: mixed traffic under the stack, fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'mixed'], under: ['fastify-stack', 'mixed'] },
+  { id: 'headers-text', group: 'stack', label: 'reference: c.text() under helmet + cors + rate-limit only, fastify-hono ÷ Fastify route', over: ['fastify-hono-headers', 'text'], under: ['fastify-headers', 'text'] },
+  { id: 'headers-json', group: 'stack', label: 'reference: c.json() under helmet + cors + rate-limit only, fastify-hono ÷ Fastify route', over: ['fastify-hono-headers', 'json'], under: ['fastify-headers', 'json'] },
+  { id: 'stack-node-server-text', group: 'stack', label: 'reference: c.text(), @hono/node-server + Hono middleware ÷ Fastify route under the stack', over: ['node-server-stack', 'text'], under: ['fastify-stack', 'text'] },
+  { id: 'stack-node-server-json', group: 'stack', label: 'reference: c.json(), @hono/node-server + Hono middleware ÷ Fastify route under the stack', over: ['node-server-stack', 'json'], under: ['fastify-stack', 'json'] },
+  // The one case where a peer was ahead: the POST JSON echo.
+  { id: 'echo-vs-node-server', group: 'echo', label: 'POST JSON echo: fastify-hono ÷ @hono/node-server', over: ['fastify-hono', 'echo'], under: ['node-server', 'echo'], max: 1.00 }
 ]
+
+const GROUPS = [...new Set(TARGETS.map((t) => t.group))]
 
 const { values: args } = parseArgs({
   options: {
     iterations: { type: 'string', default: '20' },
     window: { type: 'string', default: '0.3' },
     connections: { type: 'string', default: '10' },
+    groups: { type: 'string' },
     base: { type: 'string' }
   }
 })
@@ -70,13 +92,17 @@ const connections = Number(args.connections)
 if (!Number.isInteger(iterations) || iterations < 3) throw new Error(`--iterations must be an integer of at least 3, not ${args.iterations}`)
 if (!(windowSeconds >= 0.1 && windowSeconds <= 5)) throw new Error(`--window must be 0.1 to 5 seconds, not ${args.window}`)
 if (args.base === '') throw new Error('--base needs a commit')
+// --groups=stack,echo: only those targets (and only the servers they need).
+const groupIds = args.groups === undefined ? GROUPS : args.groups.split(',')
+for (const id of groupIds) if (!GROUPS.includes(id)) throw new Error(`Unknown group "${id}" (known: ${GROUPS.join(', ')})`)
+const selected = TARGETS.filter((t) => groupIds.includes(t.group))
 
 // A/B: the plugin at the base commit, built before any server starts (and
 // its worktree removed when this process exits). One row per case, no bound.
 const base = args.base === undefined ? undefined : buildBase(args.base)
 const targets = base === undefined
-  ? TARGETS
-  : [...TARGETS, ...AB_CASES.filter((caseId) => cases.some((c) => c.id === caseId)).map((caseId) => ({
+  ? selected
+  : [...selected, ...AB_CASES.filter((caseId) => cases.some((c) => c.id === caseId)).map((caseId) => ({
       id: `ab-${caseId}`,
       group: 'a/b',
       label: `${caseId}: fastify-hono now ÷ at ${base.short}`,
@@ -127,14 +153,25 @@ try {
   // answers them with the same bytes (a Hono upgrade could change c.json()'s
   // headers). The base commit may answer differently on purpose: that is
   // reported, since its ratio then compares different responses.
-  for (const reference of referenceVariants.filter((v) => servers.has(v.id))) {
+  for (const reference of referenceVariants.filter((v) => servers.has(v.id) && v.sameAs !== undefined && servers.has(v.sameAs))) {
     for (const p of probes.filter((p) => reference.cases.includes(p.caseId))) {
-      const notes = compare(await probe(servers.get('fastify-hono').port, p), await probe(servers.get(reference.id).port, p))
+      const notes = compare(await probe(servers.get(reference.sameAs).port, p), await probe(servers.get(reference.id).port, p))
       if (notes.length === 0) continue
       const message = `${reference.id} answers ${p.id} differently from fastify-hono: ${notes.join('; ')}`
       if (reference.id !== BASE_VARIANT) throw new Error(message)
       console.log(`! ${message}`)
     }
+  }
+  // A stack target compares the same response under the same plugins: the
+  // status and body must match, and every header but Content-Type's charset
+  // (Fastify serializes JSON with "; charset=utf-8", Hono without).
+  for (const target of targets.filter((t) => t.group === 'stack' && t.max !== undefined)) {
+    const p = probes.find((p) => p.caseId === target.over[1])
+    const expected = await probe(servers.get(target.under[0]).port, p)
+    const actual = await probe(servers.get(target.over[0]).port, p)
+    if (!isUsable(expected, actual)) throw new Error(`${target.over[0]} answers ${p.id} differently from ${target.under[0]}: ${compare(expected, actual).join('; ')}`)
+    const notes = compare(expected, actual).filter((note) => !note.startsWith('content-type: application/json'))
+    if (notes.length > 0) console.log(`! ${target.over[0]} ${p.id}, headers differ from ${target.under[0]}: ${notes.join('; ')}`)
   }
   // Warm-up: every case each server takes part in, mixed.
   for (const id of variantIds) {
@@ -164,7 +201,7 @@ try {
   })
   const cpu = Object.fromEntries([...samples].map(([key, values]) => [key, quantile([...values].sort((a, b) => a - b), 0.5)]))
 
-  const against = base === undefined ? '' : `, A/B against ${base.short} (${args.base})`
+  const against = (base === undefined ? '' : `, A/B against ${base.short} (${args.base})`) + (args.groups === undefined ? '' : `, groups ${groupIds.join(', ')}`)
   console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
   console.log('\n| group | target | median (middle half) | bound | met |\n| --- | --- | ---: | ---: | --- |')
   for (const r of results) {
@@ -174,7 +211,7 @@ try {
   }
   console.log('\nCPU µs per request, median: ' + Object.entries(cpu).map(([key, value]) => `${key} ${value.toFixed(1)}`).join(' · '))
   const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, JSON.stringify({ node: process.versions.node, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, results, cpu, samples: Object.fromEntries(samples) }, null, 2))
+  writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, results, cpu, samples: Object.fromEntries(samples) }, null, 2))
   console.log(`Wrote ${file}`)
 } finally {
   await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])

@@ -2,8 +2,14 @@
 // under servers/ exporting createServer(): an http.Server, not yet listening.
 // They must each run in their own process: @hono/node-server (and possibly
 // fastify-hono) replace the global Request and Response.
+// Optional fields: `cases`, the only cases a variant serves (the others are
+// skipped); `baseline`, the variant its "× Fastify" ratios divide by, when
+// not BASELINE; `checkedAgainst`, the variant its response checks compare
+// with, when not @hono/node-server (status and body must match; header
+// differences are listed).
 
 import { AB_CASES, BASE_VARIANT } from './base.mjs'
+import { HEADERS_CASES, STACK_CASES } from './cases.mjs'
 
 export const BASELINE = 'fastify'
 
@@ -14,17 +20,32 @@ export const variants = [
   { id: 'hijack', label: 'Fastify + hijack', module: './servers/fastify-hijack.mjs', hono: true },
   { id: 'naive', label: 'Fastify + send(Response)', module: './servers/fastify-naive.mjs', hono: true },
   { id: 'fastify-hono', label: 'fastify-hono', module: './servers/fastify-hono.mjs', hono: true },
-  { id: 'fastify-hono-onsend', label: 'fastify-hono + onSend', module: './servers/fastify-hono-onsend.mjs', hono: true }
+  { id: 'fastify-hono-onsend', label: 'fastify-hono + onSend', module: './servers/fastify-hono-onsend.mjs', hono: true },
+  // The production stack (stack.mjs): cookie, compress, helmet, cors and
+  // rate-limit, or Hono's nearest middleware. Ratios against fastify-stack.
+  { id: 'fastify-stack', label: 'Fastify route, stack', module: './servers/fastify-stack.mjs', cases: STACK_CASES, baseline: 'fastify-stack' },
+  { id: 'fastify-hono-stack', label: 'fastify-hono, stack', module: './servers/fastify-hono-stack.mjs', hono: true, cases: STACK_CASES, baseline: 'fastify-stack', checkedAgainst: 'fastify-stack' },
+  { id: 'node-server-stack', label: '@hono/node-server, Hono middleware', module: './servers/node-server-stack.mjs', hono: true, cases: STACK_CASES, baseline: 'fastify-stack', checkedAgainst: 'fastify-stack' }
 ]
 
 // Reference variants, not run by default: each serves only the cases listed,
 // for targets.mjs to split a ratio into its parts or to compare two builds
 // of the plugin (or `run.mjs --variants=` with those cases). The base variant
 // needs a build of an earlier commit, which `targets.mjs --base=` makes.
+// `sameAs`: the variant whose responses it must match byte for byte
+// (targets.mjs checks). The two `-headers` variants are the stack without
+// its onSend hooks (helmet, cors and rate-limit only).
 export const referenceVariants = [
-  { id: 'fastify-hono-bare', label: 'fastify-hono, bare fetch (no Hono)', module: './servers/fastify-hono-bare.mjs', cases: ['text', 'json'] },
-  { id: BASE_VARIANT, label: 'fastify-hono at the base commit', module: './servers/fastify-hono-base.mjs', cases: AB_CASES }
+  { id: 'fastify-hono-bare', label: 'fastify-hono, bare fetch (no Hono)', module: './servers/fastify-hono-bare.mjs', cases: ['text', 'json'], sameAs: 'fastify-hono' },
+  { id: BASE_VARIANT, label: 'fastify-hono at the base commit', module: './servers/fastify-hono-base.mjs', cases: AB_CASES, sameAs: 'fastify-hono' },
+  { id: 'fastify-headers', label: 'Fastify route, helmet + cors + rate-limit', module: './servers/fastify-headers.mjs', cases: HEADERS_CASES, baseline: 'fastify-headers' },
+  { id: 'fastify-hono-headers', label: 'fastify-hono, helmet + cors + rate-limit', module: './servers/fastify-hono-headers.mjs', hono: true, cases: HEADERS_CASES, baseline: 'fastify-headers', checkedAgainst: 'fastify-headers' }
 ]
+
+/** Whether `variant` serves `caseId`. */
+export function serves (variant, caseId) {
+  return variant.cases === undefined || variant.cases.includes(caseId)
+}
 
 export function variantById (id) {
   const variant = variants.find((v) => v.id === id) ?? referenceVariants.find((v) => v.id === id)

@@ -1,5 +1,6 @@
 // Variant 2: plain Fastify routes returning the payloads. What users have
-// today, and the baseline every ratio is computed against.
+// today, and the baseline every ratio is computed against. Its routes are
+// shared with the production-stack variants (fastify-stack, fastify-headers).
 import { Readable } from 'node:stream'
 import Fastify from 'fastify'
 import {
@@ -12,7 +13,7 @@ function * sseEvents () {
   for (let i = 0; i < SSE_EVENTS; i++) yield sseEvent(i)
 }
 
-async function routes (fastify) {
+export async function routes (fastify) {
   fastify.get('/text', (request, reply) => reply.type(TEXT_TYPE).send(TEXT))
   // Idiomatic Fastify: return the object (Fastify adds "; charset=utf-8").
   fastify.get('/json', async () => JSON_OBJECT)
