@@ -85,18 +85,18 @@ const scopes: Record<string, Scope> = {
   },
   change: (scope) => {
     scope.addHook('onSend', async (request, reply, payload) => {
-      if (!Buffer.isBuffer(payload)) return payload
-      reply.header('x-was-bytes', 'yes')
-      // A string, longer than the app's body: the length follows the new payload.
-      return payload.toString('latin1').toUpperCase() + '!'
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
+      reply.header('x-changed', 'yes')
+      // Longer than the app's body: the length follows the new payload.
+      return String(payload).toUpperCase() + '!'
     })
   },
   stream: (scope) => {
     // A payload replaced by a stream: Fastify's own writer takes it from there.
     scope.addHook('onSend', async (request, reply, payload) => {
-      if (!Buffer.isBuffer(payload)) return payload
-      reply.removeHeader('content-length')
-      return Readable.from([payload.subarray(0, 2), payload.subarray(2)])
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
+      const bytes = Buffer.from(payload)
+      return Readable.from([bytes.subarray(0, 2), bytes.subarray(2)])
     })
   },
   drop: (scope) => {
@@ -105,13 +105,13 @@ const scopes: Record<string, Scope> = {
   throws: (scope) => {
     scope.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-before-throw', '1')
-      if (Buffer.isBuffer(payload) && payload.toString() === 'boom') throw new Error('hook failed')
+      if (String(payload) === 'boom') throw new Error('hook failed')
       done(null, payload)
     })
   },
   rejects: (scope) => {
     scope.addHook('onSend', async (request, reply, payload) => {
-      if (Buffer.isBuffer(payload) && payload.toString() === 'boom') throw new Error('hook rejected')
+      if (String(payload) === 'boom') throw new Error('hook rejected')
       return payload
     })
   }
@@ -231,7 +231,7 @@ test('a hook that changes the payload: the new bytes and their length go out', a
   const response = await rawRequest(port, 'GET', '/change/m/text')
   t.equal(response.body, 'HELLO!')
   t.same(response.headers['content-length'], ['6'])
-  t.same(response.headers['x-was-bytes'], ['yes'])
+  t.same(response.headers['x-changed'], ['yes'])
   const dropped = await rawRequest(port, 'GET', '/drop/m/text')
   t.equal(dropped.status, 200)
   t.same(dropped.headers['content-length'], ['0'])
@@ -255,6 +255,34 @@ test('a hook that throws or rejects: Fastify\'s error answer, without the app\'s
       t.same(mounted.headers['content-type'], ['application/json; charset=utf-8'])
     }
   }
+})
+
+test('the payload the hooks get: a string for a text body, as a Fastify route gives it; a Buffer for bytes; undefined for none', async (t) => {
+  const seen: Record<string, string> = {}
+  const typeOf = (payload: unknown): string => typeof payload === 'string' ? 'string' : Buffer.isBuffer(payload) ? 'Buffer' : payload instanceof ReadableStream ? 'ReadableStream' : String(payload)
+  for (const http2 of [false, true]) {
+    const fastify = (http2 ? Fastify({ http2: true }) : Fastify()) as unknown as FastifyInstance
+    fastify.addHook('onSend', async (request, reply, payload) => { seen[`${http2 ? 'h2 ' : ''}${request.url}`] = typeOf(payload) })
+    await fastify.register(fastifyHono, { app: createApp(), prefix: '/m' })
+    t.teardown(() => fastify.close())
+    const { port, base } = await listen(fastify)
+    for (const path of ['/text', '/json', '/bytes', '/empty', '/native']) {
+      if (http2) await http2Request(base, `/m${path}`)
+      else await rawRequest(port, 'GET', `/m${path}`)
+    }
+  }
+  t.same(seen, {
+    '/m/text': 'string',
+    '/m/json': 'string',
+    '/m/bytes': 'Buffer',
+    '/m/empty': 'undefined',
+    '/m/native': 'Buffer',
+    'h2 /m/text': 'string',
+    'h2 /m/json': 'string',
+    'h2 /m/bytes': 'Buffer',
+    'h2 /m/empty': 'undefined',
+    'h2 /m/native': 'Buffer'
+  })
 })
 
 test('synchronous hooks run before the handler\'s promise settles, and each hook runs once per response', async (t) => {

@@ -45,7 +45,8 @@ export async function writeThroughReply (
   const dropTrailer = !http2 && framed && !canChunk(reply.raw) && !headers.has('transfer-encoding')
   if (dropTrailer) framed = false
 
-  let payload: Buffer | ReadableStream<Uint8Array> | undefined
+  const hooks = onSendHooks(reply)
+  let payload: string | Buffer | ReadableStream<Uint8Array> | undefined
   /** The app's live stream, once read from, behind `payload`. */
   let live: StartedBody | undefined
   let headLength: number | undefined
@@ -57,8 +58,13 @@ export async function writeThroughReply (
     if (stored !== null && !isNullBodyStatus(status)) {
       // A kept Headers object has no default type: the one the fast writer adds.
       if (typeof stored === 'string' && !reply.hasHeader('content-type')) reply.header('content-type', DEFAULT_TEXT_TYPE)
-      const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
-      payload = framed ? streamOf(bytes) : bytes
+      if (typeof stored === 'string' && !framed && hooks !== null && hooks !== undefined) {
+        // For the hooks the plugin runs, a string, as a Fastify route's reply.send gives them.
+        payload = stored
+      } else {
+        const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
+        payload = framed ? streamOf(bytes) : bytes
+      }
     } else if (stored === null && request.raw.method === 'HEAD') {
       // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
       headLength = parts.headLength
@@ -81,7 +87,6 @@ export async function writeThroughReply (
   }
 
   if (payload !== undefined && !Buffer.isBuffer(payload) && parts === undefined) before = reply.getHeaders()
-  const hooks = onSendHooks(reply)
   // With onSend hooks, run here: the reply's headers before the app's, to go back to if a hook fails.
   const own = hooks === null || hooks === undefined ? undefined : { ...replyHeaders(reply) }
   reply.code(status)
@@ -131,7 +136,7 @@ function takeBackHeaders (reply: FastifyReply, headers: Headers, before: Record<
  */
 function send (
   reply: FastifyReply,
-  payload: Buffer | ReadableStream<Uint8Array> | undefined,
+  payload: string | Buffer | ReadableStream<Uint8Array> | undefined,
   reason: string,
   guard: SendReason,
   hooks: readonly OnSendHook[] | null | undefined,

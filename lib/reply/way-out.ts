@@ -86,13 +86,14 @@ function writeStoredAfterHooks (request: FastifyRequest, reply: FastifyReply, re
   if (!setReplyHeaders(reply, record)) return viaReply('onSend hooks in scope', request, reply, response, parts)
   const { status, body } = parts
   reply.code(status)
-  let payload: Buffer | undefined
+  let payload: string | Buffer | undefined
   if (body !== null && !isNullBodyStatus(status)) {
     const text = typeof body === 'string'
     if (record['content-type'] === undefined && !(hasRawHeaders(reply.raw as ServerResponse) && reply.raw.hasHeader('content-type'))) {
       record['content-type'] = text ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
     }
-    payload = text ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    // A string as a Fastify route's reply.send gives it to the hooks; bytes as a Buffer.
+    payload = text ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   } else if (body === null && request.raw.method === 'HEAD' && parts.headLength !== undefined) {
     // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
     record['content-length'] = String(parts.headLength)
