@@ -37,9 +37,26 @@ export function wsMessage ({ binary, bytes }) {
  */
 export const wsStats = { messages: 0, opened: 0 }
 
-/** The Hono echo app, mounted under PREFIX by its server, with the given `upgradeWebSocket`. */
-export function createWsApp (upgradeWebSocket) {
+/**
+ * The Hono echo app, mounted under PREFIX by its server, with the given
+ * `upgradeWebSocket`. With `raw`, the app answers on `ws.raw` (the `ws`
+ * WebSocket) from onOpen instead of through onMessage: what an app can do
+ * to skip the conversions of Hono's message events.
+ */
+export function createWsApp (upgradeWebSocket, { raw = false } = {}) {
   const app = new Hono()
+  if (raw) {
+    app.get('/ws', upgradeWebSocket(() => ({
+      onOpen (_event, ws) {
+        wsStats.opened++
+        ws.raw.on('message', (data, isBinary) => {
+          wsStats.messages++
+          ws.raw.send(data, { binary: isBinary })
+        })
+      }
+    })))
+    return app
+  }
   app.get('/ws', upgradeWebSocket(() => ({
     onOpen () { wsStats.opened++ },
     onMessage (event, ws) {
@@ -60,6 +77,7 @@ export const wsVariants = [
   { id: 'fastify-hono', label: 'fastify-hono + Hono upgradeWebSocket', module: './servers/ws-fastify-hono.mjs' },
   { id: 'fastify-websocket', label: '@fastify/websocket route', module: './servers/ws-fastify-websocket.mjs', compared: true },
   { id: 'node-server', label: '@hono/node-server + its upgradeWebSocket', module: './servers/ws-node-server.mjs', compared: true },
+  { id: 'fastify-hono-raw', label: 'fastify-hono, the app answering on ws.raw (reference)', module: './servers/ws-fastify-hono-raw.mjs', reference: true },
   { id: 'fastify-websocket-events', label: '@fastify/websocket route converting as Hono does (reference)', module: './servers/ws-fastify-websocket-events.mjs', reference: true },
   { id: 'ws', label: 'ws on node:http (reference)', module: './servers/ws-plain.mjs', reference: true }
 ]

@@ -2,17 +2,19 @@
 // connection) of fastify-hono mounting a Hono app with upgradeWebSocket,
 // against @fastify/websocket and @hono/node-server, by paired alternation.
 //
-//   npm run build && node bench/ws.mjs [--rounds=15] [--window=0.5]
+//   npm run build && node bench/ws.mjs [--rounds=12] [--window=0.3]
 //
 // Every server runs in its own process, pinned to one core, and stays up;
 // the load generator (`ws` clients, ws-loader.mjs) runs on the other core.
 // After a check that each server echoes correctly and a warm-up, each round
-// measures every case on every server back to back, in an order rotated by
-// one each round: a short settling loop, then a window whose server CPU time
-// (process.cpuUsage(), reported by the server) is divided by the messages
-// its echo handler answered. Each round gives one ratio per case (the
-// plugin ÷ the cheaper of @fastify/websocket and @hono/node-server, and
-// ÷ each); the figure is the median over rounds, with the range.
+// measures every case on every server, the plugin before and after each of
+// the others (in an order rotated by one each round): each cell a short
+// settling loop, then a window whose server CPU time (process.cpuUsage(),
+// reported by the server) is divided by the messages its echo handler
+// answered. Each round gives one ratio per case and server (the plugin's
+// two cells around it ÷ its cell), and ÷ the cheaper of @fastify/websocket
+// and @hono/node-server; the figure is the median over rounds, with the
+// range and the middle half.
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -27,8 +29,8 @@ const CONNECT = 'connect'
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '15' },
-    window: { type: 'string', default: '0.5' },
+    rounds: { type: 'string', default: '12' },
+    window: { type: 'string', default: '0.3' },
     connections: { type: 'string', default: '16' },
     depth: { type: 'string', default: '16' },
     concurrency: { type: 'string', default: '8' },
@@ -130,37 +132,53 @@ try {
   }
   console.log(`Warmed up after ${elapsed()}`)
 
-  const samples = new Map() // `${variant} ${case}` → one cell per round
+  // Per case and round, the plugin is measured before and after each other
+  // server (P A P B P ...: the others in an order rotated by one each round),
+  // and each other server's cell is compared with the mean of the two
+  // plugin cells around it, which cancels a steady drift of the machine's
+  // speed over the three windows.
+  const others = variants.filter((v) => v.id !== PLUGIN).map((v) => v.id)
+  const samples = new Map() // `${variant} ${case}` → the variant's cells
+  const pairs = new Map() // `${variant} ${case}` → one { plugin, other } per round, CPU per unit
+  const record = (map, key, value) => {
+    if (!map.has(key)) map.set(key, [])
+    map.get(key).push(value)
+  }
+  const measured = async (id, caseId, round) => {
+    const cell = await measure(servers.get(id), load, caseId)
+    if (cell.problems.length > 0) console.log(`! round ${round + 1} ${id} ${caseId}: ${cell.problems.join('; ')}`)
+    record(samples, `${id} ${caseId}`, cell)
+    return cell
+  }
   for (let round = 0; round < rounds; round++) {
     const line = []
     for (const caseId of caseIds) {
-      const order = variants.map((_, k) => variants[(k + round) % variants.length].id)
-      const cells = {}
+      const order = others.map((_, k) => others[(k + round) % others.length])
+      let before = await measured(PLUGIN, caseId, round)
+      const ratios = {}
       for (const id of order) {
-        const cell = await measure(servers.get(id), load, caseId)
-        if (cell.problems.length > 0) console.log(`! round ${round + 1} ${id} ${caseId}: ${cell.problems.join('; ')}`)
-        cells[id] = cell
-        const key = `${id} ${caseId}`
-        if (!samples.has(key)) samples.set(key, [])
-        samples.get(key).push(cell)
+        const cell = await measured(id, caseId, round)
+        const after = await measured(PLUGIN, caseId, round)
+        const plugin = (before.cpuPerUnit + after.cpuPerUnit) / 2
+        record(pairs, `${id} ${caseId}`, { plugin, other: cell.cpuPerUnit })
+        ratios[id] = plugin / cell.cpuPerUnit
+        before = after
       }
-      line.push(`${caseId} ${variants.map((v) => cells[v.id].cpuPerUnit.toFixed(1)).join('/')}`)
+      line.push(`${caseId} ${others.map((id) => ratios[id].toFixed(2)).join('/')}`)
     }
-    console.log(`round ${round + 1}/${rounds} (${elapsed()}, load ${os.loadavg()[0].toFixed(2)}) µs: ${line.join(' · ')}`)
+    console.log(`round ${round + 1}/${rounds} (${elapsed()}, load ${os.loadavg()[0].toFixed(2)}) fastify-hono ÷ ${others.join('/')}: ${line.join(' · ')}`)
   }
 
-  // Per round and case: the plugin ÷ each compared server, and ÷ the cheaper of them.
+  // Per round and case: the plugin ÷ each other server, and ÷ the cheaper of
+  // the compared two (the larger of its two ratios).
   const results = caseIds.map((caseId) => {
-    const cells = (id) => samples.get(`${id} ${caseId}`)
-    const plugin = cells(PLUGIN)
-    const ratios = {}
-    for (const id of [...compared, ...variants.filter((v) => v.reference).map((v) => v.id)]) {
-      ratios[id] = spread(plugin.map((cell, i) => cell.cpuPerUnit / cells(id)[i].cpuPerUnit))
-    }
-    const best = spread(plugin.map((cell, i) => cell.cpuPerUnit / Math.min(...compared.map((id) => cells(id)[i].cpuPerUnit))))
+    const roundRatios = (id) => pairs.get(`${id} ${caseId}`).map(({ plugin, other }) => plugin / other)
+    const ratios = Object.fromEntries(others.map((id) => [id, spread(roundRatios(id))]))
+    const comparedRatios = compared.map(roundRatios)
+    const best = spread(comparedRatios[0].map((_, i) => Math.max(...comparedRatios.map((r) => r[i]))))
     const perVariant = Object.fromEntries(variants.map((v) => [v.id, {
-      cpu: spread(cells(v.id).map((c) => c.cpuPerUnit)),
-      rate: spread(cells(v.id).map((c) => c.rate))
+      cpu: spread(samples.get(`${v.id} ${caseId}`).map((c) => c.cpuPerUnit)),
+      rate: spread(samples.get(`${v.id} ${caseId}`).map((c) => c.rate))
     }]))
     return { caseId, best, ratios, perVariant, met: caseId === CONNECT ? undefined : best.median <= BOUND }
   })
@@ -176,7 +194,7 @@ try {
       return `${cpu.median.toFixed(2)} (${cpu.min.toFixed(2)}–${cpu.max.toFixed(2)}), ${Math.round(rate.median).toLocaleString('en-US')}/s`
     }).join(' | ')} |`)
   }
-  const otherIds = Object.keys(results[0].ratios)
+  const otherIds = others
   console.log(`\nfastify-hono's CPU per unit ÷ the others', within each round: median (min–max) [middle half]; bound ${x(BOUND)} against the cheaper of ${compared.join(' and ')}:\n`)
   console.log(`| case | ÷ cheaper of the two | met | ${otherIds.map((id) => `÷ ${id}`).join(' | ')} |\n| --- | ---: | --- |${otherIds.map(() => ' ---: |').join('')}`)
   const cell = (s) => `${x(s.median)} (${x(s.min)}–${x(s.max)}) [${x(s.q1)}–${x(s.q3)}]`
@@ -190,7 +208,8 @@ try {
     settings: { rounds, windowSeconds, connections, depth, concurrency, cores },
     loadAverage: { start: loadAtStart, end: loadAtEnd },
     results,
-    samples: Object.fromEntries([...samples].map(([key, cells]) => [key, cells.map((c) => ({ cpuPerUnit: c.cpuPerUnit, rate: c.rate, units: c.units }))]))
+    samples: Object.fromEntries([...samples].map(([key, cells]) => [key, cells.map((c) => ({ cpuPerUnit: c.cpuPerUnit, rate: c.rate, units: c.units }))])),
+    pairs: Object.fromEntries(pairs)
   }, null, 2))
   console.log(`\nWrote ${file}`)
 } finally {
