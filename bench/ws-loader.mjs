@@ -125,19 +125,23 @@ function echo ({ port, caseId, duration, amount, maxSeconds, depth }) {
 /**
  * The connect loop: `concurrency` clients each open a WebSocket, close it
  * once open (a clean close handshake), and start over, for `duration`
- * seconds; then it waits for those still open to close.
+ * seconds or until `amount` were started (capped at `maxSeconds`); then it
+ * waits for those still open to close.
  */
-function churn ({ port, duration, concurrency }) {
+function churn ({ port, duration, amount, maxSeconds, concurrency }) {
   let running = true
   let opened = 0
   let closed = 0
   let failed = 0
   let active = 0
-  const started = process.hrtime.bigint()
+  const began = process.hrtime.bigint()
+  let started = 0
   return new Promise((resolve) => {
-    setTimeout(() => { running = false; if (active === 0) finish() }, duration * 1000)
+    const limit = amount === undefined ? duration : maxSeconds
+    const timer = setTimeout(() => { running = false; if (active === 0) finish() }, limit * 1000)
     function finish () {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9
+      clearTimeout(timer)
+      const seconds = Number(process.hrtime.bigint() - began) / 1e9
       resolve({ opened, closed, failed, seconds, rate: closed / seconds })
     }
     function next () {
@@ -146,6 +150,7 @@ function churn ({ port, duration, concurrency }) {
         return
       }
       active++
+      if (amount !== undefined && ++started >= amount) running = false
       const ws = new WebSocket(`ws://127.0.0.1:${port}${WS_PATH}`, CLIENT_OPTIONS)
       let wasOpen = false
       ws.once('open', () => { wasOpen = true; opened++; ws.close(1000) })
