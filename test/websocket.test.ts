@@ -116,6 +116,41 @@ test('echo: text, binary and a 1 MiB message; the bindings, the headers and the 
   t.same(unhandled, [])
 })
 
+test('message data: text as a string, binary as an ArrayBuffer holding that message alone', async (t) => {
+  const app = new Hono<Env>()
+  app.get('/data', upgradeWebSocket(() => ({
+    onMessage (event, ws) {
+      const data = event.data
+      ws.send(JSON.stringify(data instanceof ArrayBuffer
+        ? { arrayBuffer: true, byteLength: data.byteLength, bytes: [...new Uint8Array(data)] }
+        : { type: typeof data, text: data }))
+    }
+  })))
+  const server = Fastify()
+  await server.register(fastifyHono, { app, websocket: { server: new WebSocketServer({ noServer: true }) } })
+  const base = await start(t, server)
+  const ws = new WebSocket(`${base}/data`)
+  await once(ws, 'open')
+  const replies: unknown[] = []
+  ws.on('message', (data: Buffer) => { replies.push(JSON.parse(data.toString())) })
+  // Sent back to back, so that the server reads them together and each
+  // binary message is a view into the middle of what the socket read.
+  ws.send('héllo')
+  ws.send(Buffer.from([1, 2, 3]))
+  ws.send(Buffer.from([]))
+  ws.send(Buffer.from([255, 0, 7, 9, 11]))
+  await waitUntil(() => replies.length === 4)
+  t.same(replies, [
+    { type: 'string', text: 'héllo' },
+    { arrayBuffer: true, byteLength: 3, bytes: [1, 2, 3] },
+    { arrayBuffer: true, byteLength: 0, bytes: [] },
+    { arrayBuffer: true, byteLength: 5, bytes: [255, 0, 7, 9, 11] }
+  ])
+  ws.close()
+  await closed(ws)
+  t.same(unhandled, [])
+})
+
 test('close codes both ways; a client that vanishes without a close frame', async (t) => {
   const seen: Seen = { closes: [], opens: 0, errors: [] }
   const server = Fastify()

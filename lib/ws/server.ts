@@ -324,7 +324,12 @@ function messageData (data: unknown, isBinary: boolean): string | ArrayBuffer {
   if (bytes instanceof ArrayBuffer) return isBinary ? bytes : Buffer.from(bytes).toString('utf8')
   const view = bytes as Buffer
   if (!isBinary) return view.toString('utf8')
-  return view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength) as ArrayBuffer
+  // A copy of the message alone (the Buffer is a view into what the socket
+  // read). Not ArrayBuffer.prototype.slice: on Node 20 it costs about 2.5 µs
+  // for 1 KiB, against about 1.4 µs for this (0.8–1.1 µs both on Node 24).
+  const copy = new ArrayBuffer(view.byteLength)
+  new Uint8Array(copy).set(view)
+  return copy
 }
 
 function listen (ws: WebSocketLike, request: FastifyRequest, state: UpgradeState, maxBufferedAmount: number): void {
