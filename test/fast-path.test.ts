@@ -250,6 +250,9 @@ test('writeHead throws: a clean 500, no stale length, the keep-alive connection 
     t.equal(failed.reason, 'Internal Server Error', `${path}: no stale reason phrase`)
     t.equal(Number(failed.headers['content-length'][0]), Buffer.byteLength(failed.body, 'latin1'), `${path}: the 500's length is its own`)
     t.equal(failed.headers['x-bad'], undefined)
+    // The app's headers were merged into the reply's own record for writeHead: they come back off it.
+    t.same(failed.headers['content-type'], ['application/json; charset=utf-8'], `${path}: Fastify's error type, not the app's`)
+    t.same(failed.headers['x-from-hook'], ['hook'], `${path}: what Fastify's hooks set stays`)
     t.equal(next.status, 200, `${path}: the next response on the connection`)
     t.equal(next.body, 'Hello, World!')
   }

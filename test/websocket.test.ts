@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 // WebSockets in a mounted Hono app (fastify-hono/ws), over real sockets with
 // a `ws` client: the upgrade through Fastify's routing and hooks, the whole
 // event API, refusals, coexistence with @fastify/websocket, shutdown, limits.
@@ -146,6 +147,52 @@ test('message data: text as a string, binary as an ArrayBuffer holding that mess
     { arrayBuffer: true, byteLength: 0, bytes: [] },
     { arrayBuffer: true, byteLength: 5, bytes: [255, 0, 7, 9, 11] }
   ])
+  ws.close()
+  await closed(ws)
+  t.same(unhandled, [])
+})
+
+test('the message event is a MessageEvent, as on @hono/node-server: its type, data and default fields, dispatchable and inspectable', async (t) => {
+  const app = new Hono<Env>()
+  app.get('/event', upgradeWebSocket(() => ({
+    onMessage (event, ws) {
+      const target = new EventTarget()
+      let dispatched: unknown
+      target.addEventListener('message', (e) => { dispatched = (e as MessageEvent).data })
+      target.dispatchEvent(event)
+      ws.send(JSON.stringify({
+        isMessageEvent: event instanceof MessageEvent,
+        isEvent: event instanceof Event,
+        type: event.type,
+        data: event.data,
+        origin: event.origin,
+        lastEventId: event.lastEventId,
+        source: event.source,
+        ports: event.ports.length,
+        dispatched,
+        inspected: inspect(event).startsWith('MessageEvent')
+      }))
+    }
+  })))
+  const server = Fastify()
+  await server.register(fastifyHono, { app, websocket: { server: new WebSocketServer({ noServer: true }) } })
+  const base = await start(t, server)
+  const ws = new WebSocket(`${base}/event`)
+  await once(ws, 'open')
+  ws.send('hi')
+  const [reply] = await once(ws, 'message') as [Buffer]
+  t.same(JSON.parse(reply.toString()), {
+    isMessageEvent: true,
+    isEvent: true,
+    type: 'message',
+    data: 'hi',
+    origin: '',
+    lastEventId: '',
+    source: null,
+    ports: 0,
+    dispatched: 'hi',
+    inspected: true
+  })
   ws.close()
   await closed(ws)
   t.same(unhandled, [])

@@ -5,7 +5,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
 import { forgetFailedHead, presetContentLength } from '../internals/node.js'
 import { isNullBodyStatus, type ResponseParts } from '../web/response.js'
-import { withLength, type HeadLines } from './head.js'
+import { takeBackMerge, withLength, type HeadLines } from './head.js'
 
 /**
  * Writes a stored body straight to the raw HTTP/1 response: one writeHead,
@@ -39,6 +39,7 @@ export function writeFast (reply: FastifyReply, parts: ResponseParts, head: Head
     raw.writeHead(status, toWrite as OutgoingHttpHeaders)
   } catch (err) {
     forgetFailedHead(raw)
+    takeBackMerge()
     throw err
   }
   reply.hijack()

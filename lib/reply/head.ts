@@ -28,7 +28,9 @@ const NO_HEADERS: OutgoingHttpHeaders = Object.freeze({})
  * is not ASCII (with a preset length, Node re-encodes it as latin1 and
  * throws), or a framing header was set on the raw response. With nothing to
  * merge, the app's own record or list is returned as it is (writeHead only
- * reads it); otherwise a new object.
+ * reads it); with headers from Fastify hooks, Fastify's own record with the
+ * app's merged in, as reply.send would pass it (takeBackMerge undoes that if
+ * writeHead throws); otherwise a new object.
  */
 export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming: boolean): HeadLines | SendReason {
   return mergedHeaders(reply, parts, streaming, false) as HeadLines | SendReason
@@ -49,7 +51,8 @@ function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: bo
   const raw = reply.raw as ServerResponse
   const rawHasHeaders = hasRawHeaders(raw)
   if (rawHasHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))) return 'framing header set on the raw response'
-  const fromFastify = replyHeaders(reply) // read only: copied before any change
+  const fromFastify = replyHeaders(reply)
+  lastMerge = undefined
   const fastifyHasHeaders = hasKeys(fromFastify)
   const { init, headers, body } = parts
 
@@ -73,6 +76,14 @@ function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: bo
         // With headers already set on the raw response, Node merges a list
         // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
         if (!fresh && (hasType || body === null) && (!hasCookies || !rawHasHeaders)) return list
+      } else if (!fresh) {
+        // Into Fastify's own record, as reply.send would hand it to writeHead: refusals first, so nothing is half-merged.
+        for (let i = 0; i < list.length; i += 2) {
+          const refused = refusedHeader(list[i], list[i + 1], streaming)
+          if (refused !== undefined) return refused
+        }
+        for (let i = 0; i < list.length; i += 2) mergeInPlace(fromFastify, list[i], list[i + 1])
+        return withDefaultType(fromFastify, body, true)
       }
       record = fastifyHasHeaders ? { ...fromFastify } : {}
       for (let i = 0; i < list.length; i += 2) {
@@ -108,6 +119,10 @@ function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: bo
     }
     // The common case: the handler's record goes out as it is.
     if (!fresh && !fastifyHasHeaders && (hasType || body === null)) return init as OutgoingHttpHeaders
+    if (!fresh && fastifyHasHeaders) {
+      for (const name in init) mergeInPlace(fromFastify, name.toLowerCase(), init[name] as string)
+      return withDefaultType(fromFastify, body, true)
+    }
     record = fastifyHasHeaders ? { ...fromFastify } : {}
     for (const name in init) {
       addHeader(record, name.toLowerCase(), init[name] as string, streaming)
@@ -119,14 +134,60 @@ function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: bo
   } else {
     if (fresh) return fastifyHasHeaders ? { ...fromFastify } : {}
     if (!fastifyHasHeaders) return body === null ? NO_HEADERS : typeof body === 'string' ? TEXT_HEADERS : BYTES_HEADERS
-    record = { ...fromFastify }
+    return withDefaultType(fromFastify, body, true)
   }
   if (fresh) return record
-  // The same defaults as the fallback: ours for text, Fastify's for bytes.
+  return withDefaultType(record, body, false)
+}
+
+/** The same default type as the fallback: ours for text, Fastify's for bytes. */
+function withDefaultType (record: Record<string, string | string[]>, body: ResponseParts['body'], inPlace: boolean): Record<string, string | string[]> {
   if (body !== null && record['content-type'] === undefined) {
-    record['content-type'] = typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+    const type = typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+    if (inPlace) mergeInPlace(record, 'content-type', type)
+    else record['content-type'] = type
   }
   return record
+}
+
+/**
+ * What the last merge into Fastify's own header record changed (name, then
+ * the value before, or undefined), so that a writeHead that throws can put
+ * the record back and Fastify's 500 carries none of the app's headers.
+ * Merging into the reply's record, as reply.send hands it to writeHead,
+ * spares a copy of every header Fastify hooks set (a dozen with some
+ * plugins). Only valid until the next merge: writeHead follows the merge
+ * synchronously.
+ */
+let lastMerge: { record: object, changes: Array<string | string[] | undefined> } | undefined
+
+function mergeInPlace (record: Record<string, string | string[]>, name: string, value: string): void {
+  if (lastMerge?.record !== record) lastMerge = { record, changes: [] }
+  const existing = record[name]
+  lastMerge.changes.push(name, existing)
+  if (existing === undefined) record[name] = value
+  else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]
+  else if (name === 'vary') record[name] = combineVary(String(existing), value)
+  else record[name] = value
+}
+
+/**
+ * After writeHead threw: the app's headers come back off Fastify's record, if
+ * the head was merged into it. Called synchronously after the merge, so the
+ * last merge is this response's.
+ */
+export function takeBackMerge (): void {
+  const merge = lastMerge
+  lastMerge = undefined
+  if (merge === undefined) return
+  const head = merge.record
+  const changes = merge.changes
+  for (let i = changes.length - 2; i >= 0; i -= 2) {
+    const name = changes[i] as string
+    const before = changes[i + 1]
+    if (before === undefined) delete (head as Record<string, unknown>)[name]
+    else (head as Record<string, unknown>)[name] = before
+  }
 }
 
 /** Node's own error for a header writeHead would reject, or undefined. */
@@ -159,7 +220,7 @@ function refusedHeader (lowerName: string, value: string, streaming: boolean): S
   return undefined
 }
 
-function isAscii (value: string): boolean {
+export function isAscii (value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     if (value.charCodeAt(i) > 0x7f) return false
   }

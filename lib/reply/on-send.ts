@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from '../internals/fastify.js'
 import { forgetFailedHead } from '../internals/node.js'
+import { isAscii } from './head.js'
 
 /**
  * The route's onSend hooks, run by the plugin instead of reply.send, with
@@ -79,6 +80,12 @@ export function finishAfterOnSend (reply: FastifyReply, payload: unknown, restor
       delete headers['content-length']
     } else {
       body = payload as string | Buffer
+      // Node writes the head together with a string body, in the body's
+      // encoding (UTF-8), and on its own, as latin1, before a Buffer: a
+      // non-ASCII Content-Disposition goes out as it does through reply.send
+      // of the app's bytes (and the way out's other writers).
+      const disposition = headers['content-disposition']
+      if (typeof body === 'string' && disposition !== undefined && !isAscii(String(disposition))) body = Buffer.from(body)
       const declared = headers['content-length']
       const length = Buffer.byteLength(body)
       if (declared === undefined || declared === '' || (method !== 'HEAD' && Number(declared) !== length)) headers['content-length'] = String(length)

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { forgetFailedHead } from '../internals/node.js'
 import { clientGone } from '../web/client-abort.js'
 import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
-import type { HeadLines } from './head.js'
+import { takeBackMerge, type HeadLines } from './head.js'
 
 /**
  * Streams a body straight to the raw HTTP/1 response (chunked by Node), as
@@ -33,6 +33,7 @@ export async function writeStream (reply: FastifyReply, status: number, headers:
     raw.writeHead(status, headers as OutgoingHttpHeaders)
   } catch (err) {
     forgetFailedHead(raw)
+    takeBackMerge()
     reader.cancel(err).catch(() => {})
     throw err
   }

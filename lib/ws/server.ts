@@ -307,6 +307,23 @@ class ErrorEventLike extends Event {
   }
 }
 
+/**
+ * The event Hono's onMessage gets: a real MessageEvent (`instanceof`, its
+ * other fields and methods are the native ones), built without an init
+ * dictionary, whose conversion is most of what `new MessageEvent('message',
+ * { data })` costs on Node 24 (about 0.5 of 1 µs per message); `data` is
+ * read from the subclass.
+ */
+const HonoMessageEvent = class MessageEvent extends globalThis.MessageEvent<string | ArrayBuffer> {
+  readonly #data: string | ArrayBuffer
+  constructor (data: string | ArrayBuffer) {
+    super('message')
+    this.#data = data
+  }
+
+  override get data (): string | ArrayBuffer { return this.#data }
+}
+
 function createCloseEvent (code: number, reason: string): CloseEvent {
   const Native = (globalThis as { CloseEvent?: typeof CloseEvent }).CloseEvent
   const init = { code, reason, wasClean: code !== 1006 }
@@ -362,7 +379,7 @@ function listen (ws: WebSocketLike, request: FastifyRequest, state: UpgradeState
   const ctx = createContext(init)
   ws.on('message', (data: unknown, isBinary: boolean) => {
     if (events.onMessage === undefined) return
-    const event = new MessageEvent('message', { data: messageData(data, isBinary) })
+    const event = new HonoMessageEvent(messageData(data, isBinary))
     run(() => events.onMessage!(event, ctx))
   })
   ws.on('close', (code: number, reason: Buffer) => {
