@@ -20,7 +20,7 @@ function tryLoad (specifier: string): Record<string, unknown> | undefined {
   }
 }
 
-function installedVersion (specifier: string): string {
+export function installedVersion (specifier: string): string {
   const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
   try {
     return `${name} ${(load(`${name}/package.json`) as { version: string }).version}`
