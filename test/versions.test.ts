@@ -118,3 +118,11 @@ test('a method the app has no route for: 404, and the app still answers after it
   t.equal(after.status, 200, 'GET afterwards: 200')
   t.equal(after.body, 'a')
 })
+
+// fastify-hono/ws is built on hono/ws's defineWebSocketHelper (hono 4.6.7 on):
+// without it, importing it says what it needs.
+test('fastify-hono/ws on a hono without defineWebSocketHelper: a clear error at import', {
+  skip: lacks('hono/ws', 'defineWebSocketHelper') === false ? 'the installed hono has defineWebSocketHelper' : false
+}, async (t) => {
+  t.throws(() => need('fastify-hono/ws'), { message: /fastify-hono\/ws needs the defineWebSocketHelper of hono\/ws/ })
+})
