@@ -43,7 +43,10 @@ export function installedVersion (specifier: string): string {
 /** false when `specifier` (and its export `name`, if given) can be loaded; else why the test is skipped. */
 export function lacks (specifier: string, name?: string): false | string {
   const module = tryLoad(specifier)
-  if (module === undefined) return `${specifier} is not in the installed ${installedVersion(specifier)}`
+  if (module === undefined) {
+    const installed = installedVersion(specifier)
+    return installed.endsWith('(not installed)') ? installed.replace('(not installed)', 'is not installed') : `${specifier} is not in the installed ${installed}`
+  }
   if (name !== undefined && module[name] === undefined) return `${specifier} has no ${name} in the installed ${installedVersion(specifier)}`
   return false
 }
