@@ -41,10 +41,19 @@ export function mountView (app: FetchApp, notFound: 'hono' | 'fastify'): FetchAp
   if (!isHonoApp(app)) return app
   const hono = app as HonoLike
   const view = hono.basePath('/')
+  // Hono 4.1 keeps the not-found handler in a public field that basePath()
+  // does not copy (4.2 on copies it): the view takes the app's.
+  const appNotFound = (hono as { notFoundHandler?: unknown }).notFoundHandler
+  if (typeof appNotFound === 'function' && (view as { notFoundHandler?: unknown }).notFoundHandler !== appNotFound) {
+    view.notFound(appNotFound as Parameters<HonoLike['notFound']>[0])
+  }
   const honoDefault = defaultErrorHandler(hono)
   if (honoDefault !== undefined) {
     const toFastify: ErrorHandler = (err, c) => {
       if ('getResponse' in err) return honoDefault(err, c) // an HTTPException: Hono's answer
+      // hono/body-limit before 4.13 reads c.error after the handler and puts
+      // its 413 in place of the error handler's answer: it needs one.
+      if (err.name === 'BodyLimitError') return honoDefault(err, c)
       throw err
     }
     Object.defineProperty(view, 'errorHandler', {

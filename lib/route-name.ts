@@ -111,14 +111,26 @@ function handlerRoute (match: MatchResult): RouteRecord | undefined {
 }
 
 // Hono marks the wrapper it puts around a sub-app's handler (an app with
-// its own onError, mounted with `app.route()`) with the handler it wraps.
+// its own onError, mounted with `app.route()`) with the handler it wraps:
+// under this key, or, before hono 4.6.15, under a private
+// Symbol('composedHandler').
 const COMPOSED_HANDLER = '__COMPOSED_HANDLER'
+
+function wrappedHandler (handler: Handler): Handler | undefined {
+  const inner = (handler as unknown as Record<string, unknown>)[COMPOSED_HANDLER]
+  if (typeof inner === 'function') return inner as Handler
+  // Only a two-parameter function can be such a wrapper: one-parameter handlers skip the scan.
+  if (handler.length < 2) return undefined
+  for (const symbol of Object.getOwnPropertySymbols(handler)) {
+    const value = (handler as unknown as Record<symbol, unknown>)[symbol]
+    if (symbol.description === 'composedHandler' && typeof value === 'function') return value as Handler
+  }
+  return undefined
+}
 
 function isMiddleware (handler: Handler): boolean {
   let target = handler
-  while (typeof (target as unknown as Record<string, unknown>)[COMPOSED_HANDLER] === 'function') {
-    target = (target as unknown as Record<string, Handler>)[COMPOSED_HANDLER]
-  }
+  for (let inner = wrappedHandler(target); inner !== undefined; inner = wrappedHandler(target)) target = inner
   return target.length > 1
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { enclosingScopes } from './internals/fastify.js'
+import { enclosingScopes, supportedMethods } from './internals/fastify.js'
 
 /**
  * The mount's routes, and the rule that settles a Fastify route and the mount
@@ -53,7 +53,7 @@ export function registerMountRoutes (fastify: FastifyInstance, route: MountRoute
   targets.push([fullUrl(fastify.prefix, '/*'), { ...route, url: '/*' }])
 
   for (const [url, options] of targets) {
-    const methods = fastify.supportedMethods.filter((method) => !takenByFastify(fastify, registry, method, url))
+    const methods = supportedMethods(fastify).filter((method) => !takenByFastify(fastify, registry, method, url))
     if (methods.length === 0) continue
     fastify.route({ ...options, method: methods })
     for (const method of methods) {

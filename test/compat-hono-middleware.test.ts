@@ -99,7 +99,10 @@ t.test('compress: gzip from the app, streamed; identity when not accepted', asyn
   let res = await rawRequest(`${base}/h/text`, { headers: { 'accept-encoding': 'gzip' } })
   t.equal(res.status, 200)
   t.equal(res.headers['content-encoding'], 'gzip')
-  t.equal(res.headers.vary, 'Accept-Encoding')
+  // Vary as Hono's compress sets it (older versions set none).
+  const own = await app.request('/text', { headers: { 'accept-encoding': 'gzip' } })
+  await own.arrayBuffer()
+  t.equal(res.headers.vary, own.headers.get('vary') ?? undefined, 'Vary as from the app alone')
   t.equal(res.headers['transfer-encoding'], 'chunked', 'a CompressionStream body goes out chunked, without a length')
   t.equal(gunzipSync(res.body).toString(), text)
 
@@ -148,8 +151,13 @@ t.test('logger: prints one line in, one line out, with the path as the app sees 
   t.equal(res.status, 200)
   t.equal(await res.text(), '7')
   t.equal(lines.length, 2)
-  t.equal(lines[0], '<-- GET /things/7?x=1')
-  t.match(lines[1], /^--> GET \/things\/7\?x=1 200 \d+ms$/)
+  t.match(lines[0], /<-- GET \/things\/7/)
+  t.match(lines[1], /--> GET \/things\/7.* 200 \d+ms$/)
+  // The same lines as the app alone prints for the path it sees (the format,
+  // with or without the query, is the installed logger's).
+  const mounted = lines.splice(0).map((line) => line.replace(/\d+ms$/, 'Nms'))
+  await (await app.request('/things/7?x=1')).text()
+  t.same(mounted, lines.map((line) => line.replace(/\d+ms$/, 'Nms')), 'as from the app alone')
 })
 
 t.test('basicAuth: 401 with a challenge, 200 with the credentials', async (t) => {
@@ -323,15 +331,19 @@ t.test('serveStatic (@hono/node-server): files under the mount, HEAD and ranges;
   app.notFound((c) => c.text('no such file', 404))
   const base = await serve(t, app, { prefix: '/files' })
 
+  // The headers serveStatic sets are the installed version's (@hono/node-server
+  // 1.x: a charset on JSON, no Last-Modified): compared with the app alone.
+  const own = async (path: string): Promise<Headers> => { const r = await app.request(path); await r.arrayBuffer(); return r.headers }
   let res = await rawRequest(`${base}/files/hello.txt`)
   t.equal(res.status, 200)
   t.equal(res.headers['content-type'], 'text/plain; charset=utf-8')
   t.equal(res.headers['content-length'], '13')
-  t.ok(res.headers['last-modified'])
+  t.equal(res.headers['last-modified'], (await own('/hello.txt')).get('last-modified') ?? undefined)
   t.equal(res.body.toString(), 'hello static\n')
 
   res = await rawRequest(`${base}/files/sub/data.json`)
-  t.equal(res.headers['content-type'], 'application/json')
+  t.equal(res.headers['content-type'], (await own('/sub/data.json')).get('content-type'))
+  t.match(res.headers['content-type'], /^application\/json/)
   t.equal(res.body.toString(), '{"ok":true}')
 
   res = await rawRequest(`${base}/files/`)

@@ -20,6 +20,7 @@ import {
 } from './helpers/differential'
 // @ts-expect-error: plain ESM fixture without types
 import { pending } from './fixtures/differential/pending.mjs'
+import { referenceUnavailable } from './helpers/reference'
 // @ts-expect-error: plain ESM fixture without types
 import { differences, ignoredHeadersReason } from './fixtures/differential/differences.mjs'
 
@@ -569,7 +570,7 @@ function pick (view: View, expected: View): View {
   return out
 }
 
-test('differential: fastify-hono against @hono/node-server', async (t) => {
+test('differential: fastify-hono against @hono/node-server', { skip: referenceUnavailable() }, async (t) => {
   const ids = new Set<string>()
   for (const scenario of scenarios) {
     if (ids.has(scenario.id)) throw new Error(`duplicate scenario id ${scenario.id}`)

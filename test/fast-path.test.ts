@@ -104,11 +104,33 @@ test('the fast path is taken: one writeHead with the length preset, and the hand
   t.equal(lastCall('/v2/record').headers, JSON_RECORD, "without hook headers, the handler's own record object goes to writeHead")
   t.same(JSON_RECORD, { 'Content-Type': 'application/json' }, 'and it is not mutated')
   const json = await rawRequest(port, 'GET', '/v2/json')
-  t.same(json.headers['content-type'], ['application/json'])
+  t.match(json.headers['content-type'], [/^application\/json(; charset=UTF-8)?$/], 'as c.json() sets it (older Hono adds a charset)')
   t.equal(lastCall('/v2/json').presetLength, 17)
 })
 
-test('a Headers object goes to writeHead as its own flat list, unless Node would merge it', async (t) => {
+/**
+ * Whether this Hono's c.text() hands the Response its headers as a Headers
+ * object; Hono 4.1 hands it a record (which takes the record path instead).
+ * Seen synchronously: a handler that awaits nothing builds its Response inside fetch().
+ */
+function textGivesHeadersObject (): boolean {
+  const Native = globalThis.Response
+  let given: unknown
+  globalThis.Response = class extends Native {
+    constructor (body?: BodyInit | null, init?: ResponseInit) { given = init?.headers; super(body, init) }
+  }
+  try {
+    const pending = new Hono().get('/', (c) => { c.header('x', '1'); return c.text('t') }).fetch(new Request('http://localhost/'))
+    if (pending instanceof Promise) pending.catch(() => {})
+  } finally {
+    globalThis.Response = Native
+  }
+  return given instanceof Headers
+}
+
+test('a Headers object goes to writeHead as its own flat list, unless Node would merge it', {
+  skip: textGivesHeadersObject() ? false : 'the installed hono\'s c.text() passes a header record, not a Headers object'
+}, async (t) => {
   const plain = Fastify()
   await plain.register(fastifyHono, { app: app(), prefix: '/v2' })
   const rawHeader = Fastify()

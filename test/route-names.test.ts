@@ -2,9 +2,10 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { mount } from 'hono/mount'
+import type { mount as Mount } from 'hono/mount'
 import fastifyHono, { type FastifyHonoBindings } from 'fastify-hono'
 import { listen } from './helpers/net'
+import { lacks, need } from './helpers/optional'
 
 // `request.honoRoute` names the Hono route a mounted request reached, with the
 // mount prefix, where Fastify's `routeOptions.url` only knows the catch-all.
@@ -112,7 +113,8 @@ test('a sub-app mounted with app.route(), with and without its own onError', asy
   })
 })
 
-test('a function that takes next is a middleware, as Hono tells them apart: hono/mount, unless wrapped', async (t) => {
+test('a function that takes next is a middleware, as Hono tells them apart: hono/mount, unless wrapped', { skip: lacks('hono/mount') }, async (t) => {
+  const { mount } = need<{ mount: typeof Mount }>('hono/mount')
   const legacy = (request: Request): Response => new Response('legacy ' + new URL(request.url).pathname)
   const mounted = mount(legacy)
   const app = new Hono()

@@ -209,7 +209,10 @@ t.test('two mounts at the same prefix still fail with FST_ERR_DUPLICATED_ROUTE',
     const server = Fastify()
     server.register(fastifyHono, { app: new Hono(), prefix })
     server.register(fastifyHono, { app: new Hono(), prefix })
-    await t.rejects(server.ready(), { code: 'FST_ERR_DUPLICATED_ROUTE' }, prefix === '' ? 'at the root' : 'under a prefix')
+    // Fastify 5.0's router threw a plain Error with the same message; the code came later.
+    const err = await server.ready().then(() => undefined, (err: Error & { code?: string }) => err)
+    t.ok(err !== undefined && (err.code === 'FST_ERR_DUPLICATED_ROUTE' || /^Method '\w+' already declared for route/.test(err.message)),
+      `${prefix === '' ? 'at the root' : 'under a prefix'}: ${err?.code ?? err?.message}`)
   }
 })
 

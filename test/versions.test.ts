@@ -74,6 +74,36 @@ test('hono/body-limit with a chunked body', { skip: lacks('hono/body-limit') }, 
   t.equal(over.status, 413, 'over the limit: the middleware\'s 413')
 })
 
+// hono/body-limit 4.1–4.12 answers a chunked body over its limit after the
+// handler, from c.error: before the fix, the error went on to Fastify (500).
+test('hono/body-limit\'s onError answers a chunked body over its limit', { skip: lacks('hono/body-limit') }, async (t) => {
+  const { bodyLimit } = need<{ bodyLimit: typeof BodyLimit }>('hono/body-limit')
+  let errors = 0
+  const app = new Hono().post('*', bodyLimit({ maxSize: 10, onError: (c) => c.text('too big', 413) }), async (c) => c.text(`got ${(await c.req.text()).length}`))
+  const server = Fastify()
+  server.addHook('onError', async () => { errors++ })
+  await server.register(fastifyHono, { app, prefix: '/h' })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+  const over = await rawRequest(port, 'POST', '/h/x', { headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' }, body: 'f\r\nhello, world!!\r\n0\r\n\r\n' })
+  t.equal(over.status, 413)
+  t.equal(over.body, 'too big', 'the middleware\'s onError')
+  t.equal(errors, 0, 'nothing reached Fastify\'s error handling')
+})
+
+// Hono 4.1's basePath() does not copy the app's not-found handler.
+test('app.notFound() set before registration answers on the mount', async (t) => {
+  const app = new Hono().get('/a', (c) => c.text('a'))
+  app.notFound((c) => c.text('no such thing', 404))
+  const server = Fastify()
+  await server.register(fastifyHono, { app, prefix: '/h' })
+  t.teardown(() => server.close())
+  const { port } = await listen(server)
+  const res = await rawRequest(port, 'GET', '/h/b')
+  t.equal(res.status, 404)
+  t.equal(res.body, 'no such thing')
+})
+
 // Hono 4.0.0–4.0.5's router threw for a method no route had, and then kept
 // failing: the mount registers every method Fastify knows.
 test('a method the app has no route for: 404, and the app still answers after it', async (t) => {
@@ -87,4 +117,12 @@ test('a method the app has no route for: 404, and the app still answers after it
   const after = await rawRequest(port, 'GET', '/h/a')
   t.equal(after.status, 200, 'GET afterwards: 200')
   t.equal(after.body, 'a')
+})
+
+// fastify-hono/ws is built on hono/ws's defineWebSocketHelper (hono 4.6.7 on):
+// without it, importing it says what it needs.
+test('fastify-hono/ws on a hono without defineWebSocketHelper: a clear error at import', {
+  skip: lacks('hono/ws', 'defineWebSocketHelper') === false ? 'the installed hono has defineWebSocketHelper' : false
+}, async (t) => {
+  t.throws(() => need('fastify-hono/ws'), { message: /fastify-hono\/ws needs the defineWebSocketHelper of hono\/ws/ })
 })

@@ -11,8 +11,12 @@ import { Hono } from 'hono'
 import { upgradeWebSocket as nodeServerUpgradeWebSocket } from '@hono/node-server'
 import fastifyHono, { type FastifyHonoBindings } from 'fastify-hono'
 import { upgradeWebSocket } from 'fastify-hono/ws'
-import { WebSocket, WebSocketServer } from 'ws'
+import WebSocket from 'ws'
 import { logCollector } from './helpers/compat'
+
+// ws before 8.2 names WebSocketServer only in its ES module wrapper; from
+// CommonJS, as here, it is WebSocket.Server (in every 8.x).
+const WebSocketServer = WebSocket.Server
 
 const unhandled: unknown[] = []
 process.on('unhandledRejection', (reason) => { unhandled.push(reason) })
@@ -259,8 +263,17 @@ test('subprotocols: ws picks one (handleProtocols), the app sees it as ws.protoc
   await closed(ws)
 })
 
+/** A Fastify that folds case in paths: `routerOptions` where this Fastify has them, else the older top-level option (5.0). */
+async function caseInsensitiveFastify (): Promise<FastifyInstance> {
+  const probe = Fastify({ routerOptions: { caseSensitive: false } })
+  probe.get('/probe', async () => 'ok')
+  const folds = (await probe.inject('/PROBE')).statusCode === 200
+  await probe.close()
+  return folds ? Fastify({ routerOptions: { caseSensitive: false } }) : Fastify({ caseSensitive: false } as Parameters<typeof Fastify>[0])
+}
+
 test('the prefix: percent-encoded and case-folded as for ordinary requests; upgrades elsewhere left to others', async (t) => {
-  const server = Fastify({ routerOptions: { caseSensitive: false } })
+  const server = await caseInsensitiveFastify()
   await server.register(fastifyHono, { app: echoApp(), prefix: '/v2', websocket: { server: new WebSocketServer({ noServer: true }) } })
   server.get('/plain', async () => 'plain')
   const base = await start(t, server)
@@ -430,7 +443,7 @@ test('the websocket option is checked at registration', async (t) => {
   for (const websocket of [null, {}, { server: {} }, { server: new WebSocketServer({ port: 0 }) }, { server: new WebSocketServer({ noServer: true }), maxBufferedAmount: -1 }]) {
     const server = Fastify()
     await t.rejects(async () => { await server.register(fastifyHono, { app: new Hono(), websocket } as never) }, { code: 'FST_ERR_HONO_INVALID_OPTION' })
-    const bound = (websocket as { server?: WebSocketServer } | null)?.server
+    const bound = (websocket as { server?: InstanceType<typeof WebSocketServer> } | null)?.server
     if (bound instanceof WebSocketServer && bound.options.port !== undefined) bound.close()
   }
 })

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify'
 import { findSymbol } from './find-symbol.js'
 
 /** An onSend hook as Fastify stores it on the route context (bound, with its plugin's `this`). */
@@ -118,4 +118,17 @@ export function * enclosingScopes (fastify: FastifyInstance): Generator<FastifyI
 function isFastify (scope: Partial<FastifyInstance> | null): scope is FastifyInstance {
   return scope !== null && typeof scope.addHook === 'function' && typeof scope.route === 'function' &&
     typeof scope.hasRoute === 'function'
+}
+
+// Both exist at runtime from fastify 5.0 on, but appear in its typings only
+// from 5.5: read through these, the plugin also compiles against 5.0-5.4.
+
+/** The HTTP methods the instance accepts (`fastify.supportedMethods`). */
+export function supportedMethods (fastify: FastifyInstance): HTTPMethods[] {
+  return (fastify as unknown as { supportedMethods: HTTPMethods[] }).supportedMethods
+}
+
+/** Fastify's FST_ERR_REP_RESPONSE_BODY_CONSUMED: a Response whose body was already read. */
+export function responseBodyConsumed (): Error {
+  return new (errorCodes as unknown as Record<'FST_ERR_REP_RESPONSE_BODY_CONSUMED', new () => Error>).FST_ERR_REP_RESPONSE_BODY_CONSUMED()
 }

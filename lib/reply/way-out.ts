@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { ServerResponse } from 'node:http'
-import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
-import { onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { onSendHooks, replyHeaders, responseBodyConsumed, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
 import { canChunk, hasRawHeaders } from '../internals/node.js'
 import { claimBody, DEFAULT_TEXT_TYPE, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
@@ -36,13 +36,13 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   }
   const hooks = onSendHooks(reply)
   if (parts === undefined) {
-    if (response.bodyUsed) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
+    if (response.bodyUsed) throw responseBodyConsumed()
     const refused = replyGuard(reply, hooks, true)
     if (refused !== undefined) return viaReply(refused, request, reply, response, undefined)
     return writeNative(request, reply, response, hooks)
   }
   // A body shared with copies (or this same response sent before) goes out once.
-  if (parts.body !== null && !claimBody(response)) throw new errorCodes.FST_ERR_REP_RESPONSE_BODY_CONSUMED()
+  if (parts.body !== null && !claimBody(response)) throw responseBodyConsumed()
   return writeStored(request, reply, response, parts, hooks, replyGuard(reply, hooks, false))
 }
 

@@ -19,6 +19,12 @@ export interface UpgradeWebSocketOptions {
  * answer instead). A request that is not an upgrade goes on to the next
  * handler. `ws.raw` is the `ws` WebSocket.
  */
+// Older hono (before 4.6.7) has a hono/ws without it: say so at import,
+// rather than "defineWebSocketHelper is not a function".
+if (typeof defineWebSocketHelper !== 'function') {
+  throw new Error('fastify-hono/ws needs the defineWebSocketHelper of hono/ws, which hono has from 4.6.7 on')
+}
+
 export const upgradeWebSocket: UpgradeWebSocket<WebSocketLike, UpgradeWebSocketOptions> =
   defineWebSocketHelper<WebSocketLike, UpgradeWebSocketOptions>(async (c: Context, events, options?: UpgradeWebSocketOptions) => {
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return undefined

@@ -4,7 +4,9 @@
 // the module, or the export, there?), never by a list of versions, and the
 // skip says why: `t.test(name, { skip: lacks('hono/timeout') }, ...)`, then
 // `need<{ timeout: typeof Timeout }>('hono/timeout')` inside the test.
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 
 const load = createRequire(__filename)
 
@@ -18,19 +20,33 @@ function tryLoad (specifier: string): Record<string, unknown> | undefined {
   }
 }
 
-function installedVersion (specifier: string): string {
+export function installedVersion (specifier: string): string {
   const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
   try {
     return `${name} ${(load(`${name}/package.json`) as { version: string }).version}`
-  } catch {
-    return `${name} (not installed)`
-  }
+  } catch {}
+  // A package whose exports leave out ./package.json (hono 4.1): up from its entry.
+  try {
+    let dir = dirname(load.resolve(name))
+    while (dir !== dirname(dir)) {
+      const file = join(dir, 'package.json')
+      if (existsSync(file)) {
+        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string, version?: string }
+        if (pkg.name === name) return `${name} ${pkg.version ?? '(no version)'}`
+      }
+      dir = dirname(dir)
+    }
+  } catch {}
+  return `${name} (not installed)`
 }
 
 /** false when `specifier` (and its export `name`, if given) can be loaded; else why the test is skipped. */
 export function lacks (specifier: string, name?: string): false | string {
   const module = tryLoad(specifier)
-  if (module === undefined) return `${specifier} is not in the installed ${installedVersion(specifier)}`
+  if (module === undefined) {
+    const installed = installedVersion(specifier)
+    return installed.endsWith('(not installed)') ? installed.replace('(not installed)', 'is not installed') : `${specifier} is not in the installed ${installed}`
+  }
   if (name !== undefined && module[name] === undefined) return `${specifier} has no ${name} in the installed ${installedVersion(specifier)}`
   return false
 }
