@@ -77,6 +77,18 @@ export function replyHeaders (reply: FastifyReply): Record<string, string | stri
 let kReplyHeaders: symbol | null | undefined
 
 /**
+ * The reply's own header record (the one replyHeaders reads), to change in
+ * place; undefined when it is not an own property of the reply under that
+ * symbol (then only reply.header() can put headers where reply.send and the
+ * onSend hooks look).
+ */
+export function ownReplyHeaders (reply: FastifyReply): Record<string, string | string[]> | undefined {
+  kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
+  if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return undefined
+  return (reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders]
+}
+
+/**
  * Replaces the reply's header record (the one replyHeaders reads) with
  * another, for onSend hooks to see and change through reply.header() and
  * getHeader(). False, having done nothing, when the record is not an own

@@ -1,6 +1,6 @@
 import { STATUS_CODES, validateHeaderName, validateHeaderValue, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
-import { replyHeaders } from '../internals/fastify.js'
+import { ownReplyHeaders, replyHeaders } from '../internals/fastify.js'
 import { hasRawHeaders } from '../internals/node.js'
 import { headerList, isLightweightHeaders } from '../web/headers.js'
 import { DEFAULT_TEXT_TYPE, type ResponseParts } from '../web/response.js'
@@ -33,79 +33,52 @@ const NO_HEADERS: OutgoingHttpHeaders = Object.freeze({})
  * writeHead throws); otherwise a new object.
  */
 export function outgoingHeaders (reply: FastifyReply, parts: ResponseParts, streaming: boolean): HeadLines | SendReason {
-  return mergedHeaders(reply, parts, streaming, false) as HeadLines | SendReason
-}
-
-/**
- * The same merge as outgoingHeaders, always into a new record and without
- * a default Content-Type: the header record onSend hooks get to see and
- * change (on-send.ts), before reply.send's own defaults are applied to it.
- * App headers that Node would reject are refused here, before any hook runs,
- * as reply.send's preparation refuses them.
- */
-export function headerRecord (reply: FastifyReply, parts: ResponseParts): Record<string, string | string[]> | SendReason | Error {
-  return mergedHeaders(reply, parts, false, true) as Record<string, string | string[]> | SendReason | Error
-}
-
-function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: boolean, fresh: boolean): HeadLines | Record<string, string | string[]> | SendReason | Error {
+  lastMerge = undefined
   const raw = reply.raw as ServerResponse
   const rawHasHeaders = hasRawHeaders(raw)
   if (rawHasHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))) return 'framing header set on the raw response'
   const fromFastify = replyHeaders(reply)
-  lastMerge = undefined
   const fastifyHasHeaders = hasKeys(fromFastify)
   const { init, headers, body } = parts
 
-  let record: Record<string, string | string[]>
   if (headers !== undefined) {
     if (isLightweightHeaders(headers)) {
       // The list as kept: validated, lowercase, no sorting needed on the wire.
       const list = headerList(headers)
-      if (!fastifyHasHeaders) {
-        let hasType = false
-        let hasCookies = false
-        for (let i = 0; i < list.length; i += 2) {
-          const name = list[i]
-          if (name === 'content-type') hasType = true
-          else if (name === 'set-cookie') hasCookies = true
-          else {
-            const refused = refusedHeader(name, list[i + 1], streaming)
-            if (refused !== undefined) return refused
-          }
-        }
-        // With headers already set on the raw response, Node merges a list
-        // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
-        if (!fresh && (hasType || body === null) && (!hasCookies || !rawHasHeaders)) return list
-      } else if (!fresh) {
-        // Into Fastify's own record, as reply.send would hand it to writeHead: refusals first, so nothing is half-merged.
-        for (let i = 0; i < list.length; i += 2) {
-          const refused = refusedHeader(list[i], list[i + 1], streaming)
+      let hasType = false
+      let hasCookies = false
+      for (let i = 0; i < list.length; i += 2) {
+        const name = list[i]
+        if (name === 'content-type') hasType = true
+        else if (name === 'set-cookie') hasCookies = true
+        else {
+          const refused = refusedHeader(name, list[i + 1], streaming)
           if (refused !== undefined) return refused
         }
-        for (let i = 0; i < list.length; i += 2) mergeInPlace(fromFastify, list[i], list[i + 1])
-        return withDefaultType(fromFastify, body, true)
       }
-      record = fastifyHasHeaders ? { ...fromFastify } : {}
-      for (let i = 0; i < list.length; i += 2) {
-        const refused = addHeader(record, list[i], list[i + 1], streaming)
-        if (refused !== undefined) return refused
-        if (fresh) {
-          const invalid = invalidHeader(list[i], list[i + 1])
-          if (invalid !== undefined) return invalid
-        }
+      if (!fastifyHasHeaders) {
+        // With headers already set on the raw response, Node merges a list
+        // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
+        if ((hasType || body === null) && (!hasCookies || !rawHasHeaders)) return list
+        const record: Record<string, string | string[]> = {}
+        for (let i = 0; i < list.length; i += 2) addHeader(record, list[i], list[i + 1])
+        return withDefaultType(record, body, undefined)
       }
-    } else {
-      record = fastifyHasHeaders ? { ...fromFastify } : {}
-      for (const [name, value] of headers) {
-        const refused = addHeader(record, name, value, streaming)
-        if (refused !== undefined) return refused
-        if (fresh) {
-          const invalid = invalidHeader(name, value)
-          if (invalid !== undefined) return invalid
-        }
-      }
+      // Into Fastify's own record, as reply.send hands it to writeHead.
+      const merge = lastMerge = { record: fromFastify, changes: [] }
+      for (let i = 0; i < list.length; i += 2) mergeInPlace(merge, list[i], list[i + 1])
+      return withDefaultType(fromFastify, body, merge)
     }
-  } else if (init !== undefined && init !== null) {
+    // A native Headers (rare): copied.
+    const record: Record<string, string | string[]> = fastifyHasHeaders ? { ...fromFastify } : {}
+    for (const [name, value] of headers) {
+      const refused = refusedHeader(name, value, streaming)
+      if (refused !== undefined) return refused
+      addHeader(record, name, value)
+    }
+    return withDefaultType(record, body, undefined)
+  }
+  if (init !== undefined && init !== null) {
     let hasType = false
     for (const name in init) {
       const value = init[name]
@@ -118,76 +91,120 @@ function mergedHeaders (reply: FastifyReply, parts: ResponseParts, streaming: bo
       }
     }
     // The common case: the handler's record goes out as it is.
-    if (!fresh && !fastifyHasHeaders && (hasType || body === null)) return init as OutgoingHttpHeaders
-    if (!fresh && fastifyHasHeaders) {
-      for (const name in init) mergeInPlace(fromFastify, name.toLowerCase(), init[name] as string)
-      return withDefaultType(fromFastify, body, true)
+    if (!fastifyHasHeaders) {
+      if (hasType || body === null) return init as OutgoingHttpHeaders
+      const record: Record<string, string | string[]> = {}
+      for (const name in init) addHeader(record, name.toLowerCase(), init[name] as string)
+      return withDefaultType(record, body, undefined)
     }
-    record = fastifyHasHeaders ? { ...fromFastify } : {}
-    for (const name in init) {
-      addHeader(record, name.toLowerCase(), init[name] as string, streaming)
-      if (fresh) {
-        const invalid = invalidHeader(name, init[name] as string)
-        if (invalid !== undefined) return invalid
-      }
-    }
-  } else {
-    if (fresh) return fastifyHasHeaders ? { ...fromFastify } : {}
-    if (!fastifyHasHeaders) return body === null ? NO_HEADERS : typeof body === 'string' ? TEXT_HEADERS : BYTES_HEADERS
-    return withDefaultType(fromFastify, body, true)
+    const merge = lastMerge = { record: fromFastify, changes: [] }
+    for (const name in init) mergeInPlace(merge, name.toLowerCase(), init[name] as string)
+    return withDefaultType(fromFastify, body, merge)
   }
-  if (fresh) return record
-  return withDefaultType(record, body, false)
+  if (!fastifyHasHeaders) return body === null ? NO_HEADERS : typeof body === 'string' ? TEXT_HEADERS : BYTES_HEADERS
+  const merge = lastMerge = { record: fromFastify, changes: [] }
+  return withDefaultType(fromFastify, body, merge)
+}
+
+/**
+ * For onSend hooks (on-send.ts): the app's headers merged into the reply's
+ * own header record, where the hooks see and change them through
+ * reply.header() and getHeader(), as reply.send would have put them there.
+ * No default Content-Type yet (the caller adds reply.send's, with `merge`).
+ * Every app header is checked first, with the way out's guards and with
+ * Node's validators (reply.send's preparation refuses what Node would), so
+ * nothing is half-merged. Returns the merge, for undoMerge if a hook fails;
+ * or why it cannot be done ('onSend hooks in scope' when the reply's record
+ * cannot be reached), or Node's error.
+ */
+export function mergeIntoReply (reply: FastifyReply, parts: ResponseParts): Merge | SendReason | Error {
+  const raw = reply.raw as ServerResponse
+  if (hasRawHeaders(raw) && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))) return 'framing header set on the raw response'
+  const record = ownReplyHeaders(reply)
+  if (record === undefined) return 'onSend hooks in scope'
+  const { init, headers } = parts
+  let list: readonly string[]
+  if (headers !== undefined) {
+    list = isLightweightHeaders(headers) ? headerList(headers) : [...headers].flat()
+  } else if (init !== undefined && init !== null) {
+    const pairs: string[] = []
+    for (const name in init) {
+      const value = init[name]
+      if (typeof value !== 'string') return 'header value that is not a string'
+      pairs.push(name.toLowerCase(), value)
+    }
+    list = pairs
+  } else {
+    list = []
+  }
+  for (let i = 0; i < list.length; i += 2) {
+    const refused = refusedHeader(list[i], list[i + 1], false)
+    if (refused !== undefined) return refused
+    const invalid = invalidHeader(list[i], list[i + 1])
+    if (invalid !== undefined) return invalid
+  }
+  const merge: Merge = { record, changes: [] }
+  for (let i = 0; i < list.length; i += 2) mergeInPlace(merge, list[i], list[i + 1])
+  return merge
 }
 
 /** The same default type as the fallback: ours for text, Fastify's for bytes. */
-function withDefaultType (record: Record<string, string | string[]>, body: ResponseParts['body'], inPlace: boolean): Record<string, string | string[]> {
+function withDefaultType (record: Record<string, string | string[]>, body: ResponseParts['body'], merge: Merge | undefined): Record<string, string | string[]> {
   if (body !== null && record['content-type'] === undefined) {
     const type = typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
-    if (inPlace) mergeInPlace(record, 'content-type', type)
+    if (merge !== undefined) mergeInPlace(merge, 'content-type', type)
     else record['content-type'] = type
   }
   return record
 }
 
 /**
- * What the last merge into Fastify's own header record changed (name, then
- * the value before, or undefined), so that a writeHead that throws can put
- * the record back and Fastify's 500 carries none of the app's headers.
- * Merging into the reply's record, as reply.send hands it to writeHead,
- * spares a copy of every header Fastify hooks set (a dozen with some
- * plugins). Only valid until the next merge: writeHead follows the merge
- * synchronously.
+ * A merge into Fastify's own header record: the record, and what changed in
+ * it (name, then the value before, or undefined), so that it can be put back
+ * and an error answer carries none of the app's headers. Merging into the
+ * reply's record, as reply.send hands it to writeHead, spares a copy of every
+ * header Fastify hooks set (a dozen with some plugins).
  */
-let lastMerge: { record: object, changes: Array<string | string[] | undefined> } | undefined
+export interface Merge {
+  record: Record<string, string | string[]>
+  changes: Array<string | string[] | undefined>
+}
 
-function mergeInPlace (record: Record<string, string | string[]>, name: string, value: string): void {
-  if (lastMerge?.record !== record) lastMerge = { record, changes: [] }
+/** The fast and stream writers' merge, for takeBackMerge: valid until the next outgoingHeaders, which writeHead follows synchronously. */
+let lastMerge: Merge | undefined
+
+/** Adds one header (lowercase name) over the record's, noting the change: the app wins, Set-Cookie and Vary combine. */
+export function mergeInPlace (merge: Merge, name: string, value: string): void {
+  const record = merge.record
   const existing = record[name]
-  lastMerge.changes.push(name, existing)
+  merge.changes.push(name, existing)
   if (existing === undefined) record[name] = value
   else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]
   else if (name === 'vary') record[name] = combineVary(String(existing), value)
   else record[name] = value
 }
 
+/** Puts the record back as it was before the merge (later changes to other names stay). */
+export function undoMerge (merge: Merge): void {
+  const { record, changes } = merge
+  for (let i = changes.length - 2; i >= 0; i -= 2) {
+    const name = changes[i] as string
+    const before = changes[i + 1]
+    if (before === undefined) delete record[name]
+    else record[name] = before
+  }
+  changes.length = 0
+}
+
 /**
  * After writeHead threw: the app's headers come back off Fastify's record, if
- * the head was merged into it. Called synchronously after the merge, so the
- * last merge is this response's.
+ * the head was merged into it. Called synchronously after outgoingHeaders,
+ * so the last merge is this response's.
  */
 export function takeBackMerge (): void {
   const merge = lastMerge
   lastMerge = undefined
-  if (merge === undefined) return
-  const head = merge.record
-  const changes = merge.changes
-  for (let i = changes.length - 2; i >= 0; i -= 2) {
-    const name = changes[i] as string
-    const before = changes[i + 1]
-    if (before === undefined) delete (head as Record<string, unknown>)[name]
-    else (head as Record<string, unknown>)[name] = before
-  }
+  if (merge !== undefined) undoMerge(merge)
 }
 
 /** Node's own error for a header writeHead would reject, or undefined. */
@@ -227,16 +244,13 @@ export function isAscii (value: string): boolean {
   return true
 }
 
-/** Adds one app header (lowercase name) over what Fastify set: the app wins, Set-Cookie and Vary combine. */
-function addHeader (record: Record<string, string | string[]>, name: string, value: string, streaming: boolean): SendReason | undefined {
-  const refused = refusedHeader(name, value, streaming)
-  if (refused !== undefined) return refused
+/** Adds one app header (lowercase name) to a new record: the app wins, Set-Cookie and Vary combine. */
+function addHeader (record: Record<string, string | string[]>, name: string, value: string): void {
   const existing = record[name]
   if (existing === undefined) record[name] = value
   else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]
   else if (name === 'vary') record[name] = combineVary(String(existing), value)
   else record[name] = value
-  return undefined
 }
 
 /** A copy of the head with an explicit Content-Length (the guards ruled out one already there). */

@@ -10,38 +10,95 @@ import { isAscii } from './head.js'
  * handed back (undefined keeps it), in any of the three forms (returning,
  * calling `done(err, payload)`, or resolving a promise); a hook that throws,
  * calls done with an error or rejects (with nothing: Fastify's
- * FST_ERR_SEND_UNDEFINED_ERR) stops the chain, and the promise rejects with
- * that error for Fastify's error handler. Synchronous hooks run
- * synchronously, as in Fastify.
+ * FST_ERR_SEND_UNDEFINED_ERR) stops the chain. Then `done` gets the error or
+ * the final payload. Synchronous hooks run synchronously, as in Fastify.
  */
-export function runOnSendHooks (hooks: readonly OnSendHook[], request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    let i = 0
-    const next = (err?: Error | null, newPayload?: unknown): void => {
-      if (err !== undefined && err !== null) {
-        reject(err)
-        return
-      }
-      if (newPayload !== undefined) payload = newPayload
-      if (i === hooks.length) {
-        resolve(payload)
-        return
-      }
-      let result: unknown
-      try {
-        result = hooks[i++](request, reply, payload, next)
-      } catch (error) {
-        reject(error)
-        return
-      }
-      if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
-        (result as PromiseLike<unknown>).then((value) => { next(null, value) }, (error: unknown) => {
-          reject(error ?? new errorCodes.FST_ERR_SEND_UNDEFINED_ERR())
-        })
-      }
+export function runOnSendHooks (
+  hooks: readonly OnSendHook[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: unknown, payload: unknown) => void
+): void {
+  let i = 0
+  const next = (err?: Error | null, newPayload?: unknown): void => {
+    if (err !== undefined && err !== null) {
+      done(err, undefined)
+      return
     }
-    next()
+    if (newPayload !== undefined) payload = newPayload
+    if (i === hooks.length) {
+      done(null, payload)
+      return
+    }
+    let result: unknown
+    try {
+      result = hooks[i++](request, reply, payload, next)
+    } catch (error) {
+      done(error, undefined)
+      return
+    }
+    if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+      (result as PromiseLike<unknown>).then((value) => { next(null, value) }, (error: unknown) => {
+        done(error ?? new errorCodes.FST_ERR_SEND_UNDEFINED_ERR(), undefined)
+      })
+    }
+  }
+  next()
+}
+
+/** How the response went out after the hooks: a way, or a promise for a writer still at work. */
+export type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
+
+/**
+ * Runs the hooks, then `finish` with what they handed back. When a hook
+ * fails, `restore` runs and the error goes to Fastify's error handler.
+ * Synchronously when every hook answered synchronously (the usual case: the
+ * @fastify/* plugins' hooks take a callback), with no promise and no
+ * microtask: returns undefined when the response was written (the reply is
+ * hijacked), or the reply (a thenable that settles when Fastify's writer is
+ * done: the route handler returns it, as a Fastify handler returns reply),
+ * or throws. Otherwise a promise for the reply.
+ */
+export function afterOnSendHooks (
+  hooks: readonly OnSendHook[],
+  reply: FastifyReply,
+  payload: unknown,
+  restore: () => void,
+  finish: (payload: unknown) => Finished
+): FastifyReply | Promise<FastifyReply> | undefined {
+  let settled: { err: unknown, payload: unknown } | undefined
+  let resolveLater: ((reply: FastifyReply) => void) | undefined
+  let rejectLater: ((err: unknown) => void) | undefined
+  runOnSendHooks(hooks, reply.request, reply, payload, (err, final) => {
+    const resolve = resolveLater
+    const reject = rejectLater
+    if (resolve === undefined || reject === undefined) {
+      settled = { err, payload: final }
+      return
+    }
+    if (err !== null && err !== undefined) {
+      restore()
+      reject(err)
+      return
+    }
+    try {
+      const finished = finish(final)
+      if (typeof finished === 'string') resolve(reply)
+      else finished.then(() => { resolve(reply) }, reject)
+    } catch (error) {
+      reject(error)
+    }
   })
+  if (settled === undefined) return new Promise((resolve, reject) => { resolveLater = resolve; rejectLater = reject })
+  if (settled.err !== null && settled.err !== undefined) {
+    restore()
+    throw settled.err
+  }
+  const finished = finish(settled.payload)
+  if (finished === 'fast writer') return undefined
+  if (finished === 'reply.send') return reply
+  return finished.then(() => reply)
 }
 
 /**

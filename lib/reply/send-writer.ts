@@ -4,7 +4,7 @@ import { hasReplyTrailers, onSendHooks, replyHeaders, setReplyHeaders, type OnSe
 import { canChunk } from '../internals/node.js'
 import { DEFAULT_TEXT_TYPE, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, streamOfStarted, type StartedBody } from './complete-body.js'
-import { finishAfterOnSend, runOnSendHooks } from './on-send.js'
+import { afterOnSendHooks, finishAfterOnSend } from './on-send.js'
 import type { SendReason } from './reasons.js'
 import { wentOut } from './went-out.js'
 import { assertWritableHeaders, copyHeadersToReply, http2Head, isCustomStatusText } from './head.js'
@@ -157,21 +157,20 @@ function send (
   const restore = (): void => {
     if (reason !== '') reply.raw.statusMessage = ''
     setReplyHeaders(reply, own)
+    live?.reader.cancel().catch(() => {})
   }
-  return runOnSendHooks(hooks, reply.request, reply, payload).then(async (final) => {
+  const result = afterOnSendHooks(hooks, reply, payload, restore, (final) => {
     if (live !== undefined && final === payload && guard === 'onSend hooks on a stream' && !(payload as ReadableStream).locked && !hasReplyTrailers(reply)) {
       wentOut(reply, 'stream writer', undefined, hooks.length)
       const head = replyHeaders(reply)
-      await writeStream(reply, reply.raw.statusCode, reply.request.raw.httpVersionMajor === 2 ? http2Head(head) : head, live)
-      return reply
+      return writeStream(reply, reply.raw.statusCode, reply.request.raw.httpVersionMajor === 2 ? http2Head(head) : head, live)
     }
-    wentOut(reply, finishAfterOnSend(reply, final, restore), guard, hooks.length)
-    return reply
-  }, (err: unknown) => {
-    restore()
-    live?.reader.cancel(err).catch(() => {})
-    throw err
+    const way = finishAfterOnSend(reply, final, restore)
+    wentOut(reply, way, guard, hooks.length)
+    return way
   })
+  // Written by the plugin: the reply is hijacked, and the caller (an async function) returns it.
+  return result ?? reply
 }
 
 function streamOf (bytes: Uint8Array): ReadableStream<Uint8Array> {

@@ -1,13 +1,13 @@
 import { Buffer } from 'node:buffer'
 import { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { onSendHooks, replyHeaders, responseBodyConsumed, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
+import { onSendHooks, responseBodyConsumed, type OnSendHook } from '../internals/fastify.js'
 import { canChunk, hasRawHeaders } from '../internals/node.js'
 import { claimBody, DEFAULT_TEXT_TYPE, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeFast } from './fast-writer.js'
-import { headerRecord, http2Head, isCustomStatusText, outgoingHeaders } from './head.js'
-import { finishAfterOnSend, runOnSendHooks } from './on-send.js'
+import { http2Head, isCustomStatusText, mergeInPlace, mergeIntoReply, outgoingHeaders, undoMerge } from './head.js'
+import { afterOnSendHooks, finishAfterOnSend } from './on-send.js'
 import type { SendReason } from './reasons.js'
 import { wentOut } from './went-out.js'
 import { writeThroughReply } from './send-writer.js'
@@ -25,7 +25,7 @@ import { writeStream } from './stream-writer.js'
  * when one of our writers sent the response (the handler then returns nothing
  * to Fastify, as a hijacked route does), or a promise.
  */
-export function writeResponse (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> | undefined {
+export function writeResponse (request: FastifyRequest, reply: FastifyReply, response: Response): FastifyReply | Promise<FastifyReply | undefined> | undefined {
   const parts = responseParts(response)
   if (writtenByTheApp(response, parts)) {
     // The app wrote to c.env.outgoing itself: the reply is the app's, and
@@ -58,7 +58,7 @@ function writeStored (
   parts: ResponseParts,
   hooks: readonly OnSendHook[] | null | undefined,
   refused: SendReason | undefined
-): Promise<FastifyReply> | undefined {
+): FastifyReply | Promise<FastifyReply> | undefined {
   if (refused === undefined && hooks !== null && hooks !== undefined) return writeStoredAfterHooks(request, reply, response, parts, hooks)
   const head = refused ?? outgoingHeaders(reply, parts, false)
   if (typeof head === 'string') return viaReply(head, request, reply, response, parts)
@@ -69,42 +69,43 @@ function writeStored (
 
 /**
  * A stored body with onSend hooks in scope, prepared as reply.send would
- * prepare it, at less cost: the app's headers merged over the reply's into
- * one new header record that becomes the reply's (so the hooks see and change
- * them through reply.header() and getHeader()), the status set with
- * reply.code(), and the body as a Buffer, with reply.send's default types.
- * Then the hooks, and the payload they hand back written as Fastify would
- * (on-send.ts): a string or Buffer by one writeHead and one end. A hook's
- * error puts the reply's own record back first, so the error answer carries
- * none of the app's headers.
+ * prepare it, at less cost: the app's headers merged into the reply's own
+ * header record (so the hooks see and change them through reply.header()
+ * and getHeader()), the status set with reply.code(), a text body as the
+ * string a Fastify route's reply.send gives its hooks and bytes as a
+ * Buffer, with reply.send's default types. Then the hooks, and the payload
+ * they hand back written as Fastify would (on-send.ts): a string or Buffer
+ * by one writeHead and one end. A hook's error takes the app's headers back
+ * off the record first, so the error answer carries none of them.
  */
-function writeStoredAfterHooks (request: FastifyRequest, reply: FastifyReply, response: Response, parts: ResponseParts, hooks: readonly OnSendHook[]): Promise<FastifyReply> {
-  const record = headerRecord(reply, parts)
-  if (typeof record === 'string') return viaReply(record, request, reply, response, parts)
-  if (record instanceof Error) return Promise.reject(record)
-  const own = replyHeaders(reply)
-  if (!setReplyHeaders(reply, record)) return viaReply('onSend hooks in scope', request, reply, response, parts)
+function writeStoredAfterHooks (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+  parts: ResponseParts,
+  hooks: readonly OnSendHook[]
+): FastifyReply | Promise<FastifyReply> | undefined {
+  const merge = mergeIntoReply(reply, parts)
+  if (typeof merge === 'string') return viaReply(merge, request, reply, response, parts)
+  if (merge instanceof Error) throw merge
   const { status, body } = parts
   reply.code(status)
   let payload: string | Buffer | undefined
   if (body !== null && !isNullBodyStatus(status)) {
     const text = typeof body === 'string'
-    if (record['content-type'] === undefined && !(hasRawHeaders(reply.raw as ServerResponse) && reply.raw.hasHeader('content-type'))) {
-      record['content-type'] = text ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+    if (merge.record['content-type'] === undefined && !(hasRawHeaders(reply.raw as ServerResponse) && reply.raw.hasHeader('content-type'))) {
+      mergeInPlace(merge, 'content-type', text ? DEFAULT_TEXT_TYPE : 'application/octet-stream')
     }
-    // A string as a Fastify route's reply.send gives it to the hooks; bytes as a Buffer.
     payload = text ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   } else if (body === null && request.raw.method === 'HEAD' && parts.headLength !== undefined) {
     // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
-    record['content-length'] = String(parts.headLength)
+    mergeInPlace(merge, 'content-length', String(parts.headLength))
   }
-  const restore = (): void => { setReplyHeaders(reply, own) }
-  return runOnSendHooks(hooks, request, reply, payload).then((final) => {
-    wentOut(reply, finishAfterOnSend(reply, final, restore), undefined, hooks.length)
-    return reply
-  }, (err: unknown) => {
-    restore()
-    throw err
+  const restore = (): void => { undoMerge(merge) }
+  return afterOnSendHooks(hooks, reply, payload, restore, (final) => {
+    const way = finishAfterOnSend(reply, final, restore)
+    wentOut(reply, way, undefined, hooks.length)
+    return way
   })
 }
 
