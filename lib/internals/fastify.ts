@@ -26,11 +26,6 @@ export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null 
   return Array.isArray(hooks) ? hooks : undefined
 }
 
-/** Whether onSend hooks apply to this reply's route (or might: see onSendHooks). */
-export function hasOnSendHooks (reply: FastifyReply): boolean {
-  return onSendHooks(reply) !== null
-}
-
 let kRouteContext: symbol | null | undefined
 
 /**
