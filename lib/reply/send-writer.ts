@@ -130,7 +130,8 @@ function takeBackHeaders (reply: FastifyReply, headers: Headers, before: Record<
  * response, and Fastify's error handler answers without them (the app's
  * stream, if any, is cancelled). Before its hooks, reply.send gives a Buffer
  * without a type Fastify's default one; the other payloads passed here (a
- * web stream, undefined) it hands over as they are. A live stream that
+ * string, given its type above, a web stream, undefined) it hands over as
+ * they are. A live stream that
  * only onSend hooks kept off the stream writer, and that they hand back
  * untouched, goes out through the stream writer after all.
  */
