@@ -18,6 +18,57 @@ export type FastifyHonoBindings = {
   fastify: FastifyInstance
 }
 
+/** Fastify's side of a request, the same on every kind of request. */
+type FastifyBindings = {
+  request: FastifyRequest
+  reply: FastifyReply
+  fastify: FastifyInstance
+}
+
+/** `c.env` on an HTTP/1 server: the raw pair @hono/node-server's HttpBindings names. */
+export type FastifyHonoHttp1Bindings = FastifyBindings & {
+  incoming: IncomingMessage
+  outgoing: ServerResponse
+}
+
+/** `c.env` on an HTTP/2 server (`http2: true`): the raw pair @hono/node-server's Http2Bindings names. */
+export type FastifyHonoHttp2Bindings = FastifyBindings & {
+  incoming: Http2ServerRequest
+  outgoing: Http2ServerResponse
+}
+
+/**
+ * `c.env` while the request is a WebSocket upgrade (the context an
+ * `upgradeWebSocket` route's callback gets for the handshake): there is no
+ * HTTP response yet, so `outgoing` is undefined, as on @hono/node-server.
+ */
+export type FastifyHonoUpgradeBindings = FastifyBindings & {
+  incoming: IncomingMessage
+  outgoing: undefined
+}
+
+/** The HTTP versions `FastifyHonoEnv` can be narrowed to. */
+export type FastifyHonoHttpVersion = 'http1' | 'http2'
+
+/**
+ * A ready-made Hono Env for a mounted app: `new Hono<FastifyHonoEnv>()`
+ * types `c.env`. `outgoing` is the raw response, never undefined: an
+ * ordinary request always has one (only an upgrade has none: type those
+ * contexts with `FastifyHonoUpgradeEnv`). Narrow to the server's HTTP
+ * version for the exact classes: `FastifyHonoEnv<'http1'>` gives
+ * `IncomingMessage` and `ServerResponse` (what Fastify serves unless created
+ * with `http2: true`), `FastifyHonoEnv<'http2'>` the HTTP/2 compatibility
+ * classes; the default is either, told apart by the bindings themselves.
+ */
+export type FastifyHonoEnv<Version extends FastifyHonoHttpVersion = FastifyHonoHttpVersion> = {
+  Bindings: Version extends 'http1' ? FastifyHonoHttp1Bindings : FastifyHonoHttp2Bindings
+}
+
+/** The Env of an upgrade context (`c.env.outgoing` undefined): see FastifyHonoUpgradeBindings. */
+export type FastifyHonoUpgradeEnv = {
+  Bindings: FastifyHonoUpgradeBindings
+}
+
 /** Anything with a fetch handler: a Hono app, or another fetch-style app. */
 export interface FetchApp {
   fetch (request: Request, env: FastifyHonoBindings, executionCtx?: undefined): Response | Promise<Response>

@@ -3,4 +3,7 @@ import fastifyHono from './index.js'
 
 export default fastifyHono
 export { fastifyHono }
-export type { FastifyHonoBindings, FetchApp, FastifyHonoOptions, OpenAPIDocument, OpenAPITarget } from './index.js'
+export type {
+  FastifyHonoBindings, FastifyHonoEnv, FastifyHonoHttp1Bindings, FastifyHonoHttp2Bindings, FastifyHonoHttpVersion,
+  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, OpenAPIDocument, OpenAPITarget
+} from './index.js'

@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { FastifyHonoBindings as Bindings, FetchApp as App } from './bindings.js'
+import type {
+  FastifyHonoBindings as Bindings, FastifyHonoEnv as Env, FastifyHonoHttp1Bindings as Http1Bindings,
+  FastifyHonoHttp2Bindings as Http2Bindings, FastifyHonoHttpVersion as HttpVersion,
+  FastifyHonoUpgradeBindings as UpgradeBindings, FastifyHonoUpgradeEnv as UpgradeEnv, FetchApp as App
+} from './bindings.js'
 import type { OpenAPIDocument as Document, OpenAPITarget as Target } from './openapi.js'
 import type { FastifyHonoOptions as Options } from './options.js'
 import { fastifyHonoPlugin } from './plugin.js'
@@ -29,6 +33,12 @@ type FastifyHonoPlugin = typeof fastifyHono
 declare namespace fastifyHono {
   export type FastifyHonoOptions = Options
   export type FastifyHonoBindings = Bindings
+  export type FastifyHonoEnv<Version extends HttpVersion = HttpVersion> = Env<Version>
+  export type FastifyHonoHttpVersion = HttpVersion
+  export type FastifyHonoHttp1Bindings = Http1Bindings
+  export type FastifyHonoHttp2Bindings = Http2Bindings
+  export type FastifyHonoUpgradeBindings = UpgradeBindings
+  export type FastifyHonoUpgradeEnv = UpgradeEnv
   export type FetchApp = App
   export type OpenAPIDocument = Document
   export type OpenAPITarget = Target
