@@ -1,10 +1,11 @@
 import { test } from 'tap'
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { brokenLink, relativeLinks } from './helpers/markdown'
 
 const run = promisify(execFile)
 
@@ -52,14 +53,18 @@ test('npm pack: the tarball holds what a consumer needs, and works installed on 
   t.ok(listed.every((entry) => entry.startsWith('package/')), 'every entry is under package/')
   const files = listed.filter((entry) => !entry.endsWith('/')).map((entry) => entry.slice('package/'.length)).sort()
 
-  t.test('contents: package.json, README.md, LICENSE, CHANGELOG.md and dist/, nothing else', async (t) => {
+  // docs/ ships because the README links to it: its links must resolve in
+  // node_modules/fastify-hono and on a registry page too.
+  t.test('contents: package.json, README.md, LICENSE, CHANGELOG.md, docs/ and dist/, nothing else', async (t) => {
     for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/index.js.map', 'dist/index.mjs.map']) {
       t.ok(files.includes(file), `ships ${file}`)
     }
-    const shippable = /^dist\/.+\.(js|mjs|d\.ts|d\.mts|js\.map|mjs\.map)$/
+    const docs = readdirSync(join(cwd, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`).sort()
+    t.same(files.filter((file) => file.startsWith('docs/')), docs, 'ships every docs/*.md, and nothing else from docs/')
+    const shippable = /^dist\/.+\.(js|mjs|d\.ts|d\.mts|js\.map|mjs\.map)$|^docs\/[^/]+\.md$/
     const extra = files.filter((file) => !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(file) && !shippable.test(file))
     t.same(extra, [], 'no file outside that list')
-    for (const dir of ['lib/', 'test/', 'bench/', 'examples/', 'types/', 'docs/', '.ci/', 'node_modules/']) {
+    for (const dir of ['lib/', 'test/', 'bench/', 'examples/', 'types/', '.ci/', 'node_modules/']) {
       t.same(files.filter((file) => file.startsWith(dir)), [], `nothing from ${dir}`)
     }
     t.same(files.filter((file) => /(^|\/)tsconfig[^/]*\.json$|(^|\/)\.[^/]+$/.test(file)), [], 'no tsconfig, no dotfiles')
@@ -89,6 +94,29 @@ test('npm pack: the tarball holds what a consumer needs, and works installed on 
       t.equal(map.sourcesContent?.length, map.sources.length, `${file} has sourcesContent for each source`)
       t.ok(map.sourcesContent?.every((content) => typeof content === 'string' && content.length > 0), `${file}: no source left empty`)
       t.ok(files.includes(join(dirname(file), map.file).replaceAll('\\', '/')), `${file} maps a shipped file`)
+    }
+  })
+
+  // The README as npm shows it and as node_modules/fastify-hono holds it:
+  // each relative link (and image) names a file in the tarball, and each
+  // anchor into a Markdown file a heading there.
+  t.test('README: every relative link resolves inside the tarball', async (t) => {
+    const links = relativeLinks(readFileSync(join(installed, 'README.md'), 'utf8'))
+    t.ok(links.length >= 10, `the README links to the docs (${links.length} links)`)
+    for (const link of links) {
+      const problem = brokenLink(installed, '.', link, files, 'README.md')
+      t.equal(problem, undefined, `README.md → ${link}`)
+    }
+  })
+
+  // The shipped docs link to each other and to the README; links into the
+  // repository's bench/ (figures, not shipped) are the only ones left out.
+  t.test('docs/: every relative link resolves inside the tarball, bench/ aside', async (t) => {
+    for (const doc of files.filter((file) => file.startsWith('docs/'))) {
+      for (const link of relativeLinks(readFileSync(join(installed, doc), 'utf8'))) {
+        if (/^(\.\.\/)+bench\//.test(link)) continue
+        t.equal(brokenLink(installed, 'docs', link, files, doc), undefined, `${doc} → ${link}`)
+      }
     }
   })
 
