@@ -44,6 +44,14 @@ export interface FastifyHonoOptions {
    * app. See docs/websockets.md.
    */
   websocket?: WebSocketOption
+  /**
+   * Name each request the app routed after its Hono route (`/v2/users/:id`,
+   * prefix included) for Fastify's tools: `request.routeOptions.url`, a
+   * `route` on the request's log lines ("request completed"), @fastify/otel's
+   * span (`http.route`, its name, the HTTP instrumentation's route) and so
+   * fastify-metrics' route label. Default false. See docs/route-names.md.
+   */
+  routeName?: boolean
 }
 
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
@@ -63,6 +71,7 @@ export interface ResolvedOptions {
   drainLimit: number
   openapi: OpenAPIOption | undefined
   websocket: { server: WebSocketServerLike, maxBufferedAmount: number, closeTimeout: number } | undefined
+  routeName: boolean
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -72,7 +81,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   }
   const {
     app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
-    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket
+    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket, routeName = false
   } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
@@ -101,8 +110,11 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (!(Number.isSafeInteger(drainLimit) && drainLimit >= 0)) {
     throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${describe(drainLimit)}`)
   }
+  if (typeof routeName !== 'boolean') {
+    throw new FST_ERR_HONO_INVALID_OPTION('routeName', `must be a boolean, got ${JSON.stringify(routeName)}`)
+  }
   checkOpenAPIOption(openapi, app)
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket) }
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket), routeName }
 }
 
 /** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */

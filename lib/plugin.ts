@@ -24,14 +24,14 @@ import { acceptUpgrade, closeWebSockets, endSocket, kUpgradeState, routeUpgrades
  * callback-style plugin's synchronous throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, routeName, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
   const mount = createMount(fastify.prefix, stripPrefix)
   const drain: DrainBounds = Object.freeze({ timeout: drainTimeout, limit: drainLimit })
   // `request.honoRoute`: the app's route path, behind the prefix unless the app sees it.
-  const trackRoute = nameRoutes(fastify, app, stripPrefix ? fastify.prefix : '')
+  const trackRoute = nameRoutes(fastify, app, stripPrefix ? fastify.prefix : '', routeName)
 
   // The app reads the body itself, in any format: hand it the stream untouched.
   fastify.removeAllContentTypeParsers()
@@ -58,7 +58,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     const appRequest = bridgeRequest(request, reply, mount, body, lightweightGlobalsInstalled())
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify }
     let result: unknown
-    trackRoute(request)
+    trackRoute(request, reply)
     try {
       result = app.fetch(appRequest, env)
     } catch (err) {
@@ -92,7 +92,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     const state: UpgradeState = { requested: false, events: undefined, onError: undefined, url: '' }
     const env: FastifyHonoBindings = { incoming: request.raw, outgoing: undefined, request, reply, fastify }
     if (accept !== undefined && upgrade !== undefined) (env as unknown as Record<symbol, UpgradeState>)[kUpgradeState] = state
-    trackRoute(request)
+    trackRoute(request, reply)
     const response = await app.fetch(appRequest, env)
     const appResponse = asResponse(response)
     if (appResponse === undefined) throw new FST_ERR_HONO_INVALID_RESPONSE(response === null ? 'null' : typeof response)

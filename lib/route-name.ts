@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { FetchApp } from './bindings.js'
 import { isHonoApp } from './app-view.js'
+import { labelRequest } from './route-label.js'
 
 /**
  * The request decoration that names the Hono route a request was routed to,
@@ -40,9 +41,11 @@ type Tracked = FastifyRequest & { [kMatch]: MatchResult | null }
  * is worked out only when something reads it.
  *
  * `prefix` is what goes before the app's route paths: the mount prefix when
- * the app sees paths without it, '' when it sees them whole.
+ * the app sees paths without it, '' when it sees them whole. With `label`
+ * (the `routeName` option), a request routed to a Hono route is named after
+ * it for Fastify's tools as soon as the app matches it (lib/route-label.ts).
  */
-export function nameRoutes (fastify: FastifyInstance, view: FetchApp, prefix: string): (request: FastifyRequest) => void {
+export function nameRoutes (fastify: FastifyInstance, view: FetchApp, prefix: string, label = false): (request: FastifyRequest, reply: FastifyReply) => void {
   const base = prefix.replace(/\/+$/, '')
   const names = new WeakMap<RouteRecord, string>()
   if (!fastify.hasRequestDecorator(kMatch)) fastify.decorateRequest(kMatch, null)
@@ -69,6 +72,7 @@ export function nameRoutes (fastify: FastifyInstance, view: FetchApp, prefix: st
   const hono = view as FetchApp & { router: Router }
   const router = hono.router
   let pending: Tracked | null = null
+  let pendingReply: FastifyReply | null = null
   hono.router = {
     get name () { return router.name },
     add (method, path, handler) { router.add(method, path, handler) },
@@ -77,13 +81,22 @@ export function nameRoutes (fastify: FastifyInstance, view: FetchApp, prefix: st
       // Hono matches synchronously inside fetch(), before any handler runs
       // (a HEAD request is matched as GET, still synchronously).
       if (pending !== null) {
+        const request = pending
         pending[kMatch] = result
         pending = null
+        if (label && pendingReply !== null) {
+          const route = request.honoRoute
+          if (route !== undefined) labelRequest(request, pendingReply, route)
+        }
+        pendingReply = null
       }
       return result
     }
   }
-  return (request) => { pending = request as Tracked }
+  return (request, reply) => {
+    pending = request as Tracked
+    pendingReply = reply
+  }
 }
 
 function ignore (): void {}
