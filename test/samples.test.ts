@@ -129,6 +129,15 @@ const checks: Record<string, Check> = {
     t.equal(res.headers.get('x-before'), '1')
     t.equal(res.headers.get('cache-control'), 'max-age=60', 'a header set after c.body() still goes out')
   },
+  'route-name-option': async (t, running) => {
+    const { base } = running
+    for (const id of ['1', '2']) t.same(await json(`${base}/v2/users/${id}`), { status: 200, body: { id } })
+    const metrics = (await get(`${base}/metrics`)).text
+    t.match(metrics, 'http_request_duration_seconds_count{method="GET",route="/v2/users/:id",status_code="200"} 2', 'the metric is labelled with the Hono route')
+    const output = await printed(running, /"route":"\/v2\/users\/:id".*"msg":"request completed"[\s\S]*"route":"\/v2\/users\/:id".*"msg":"request completed"/)
+    const completed = output.split('\n').filter((line) => line.includes('"msg":"request completed"')).map((line) => JSON.parse(line) as { route?: string })
+    t.same(completed.slice(0, 2).map((line) => line.route), ['/v2/users/:id', '/v2/users/:id'], 'the log line carries the route')
+  },
   'websocket-docs': async (t, running) => {
     t.equal(await echoOverWebSocket(`${running.base.replace('http', 'ws')}/api/echo`, 'ping'), 'ping')
     // The server saw the close: onClose printed its code.
@@ -273,6 +282,15 @@ test('every JavaScript and TypeScript sample in README.md and docs/ is complete 
     t.ok(checks[sample.name] !== undefined, `${where}: sample ${sample.name} has its check here`)
   }
   t.same(Object.keys(checks).filter((name) => !names.has(name)), [], 'no check without its sample')
+})
+
+test('no JavaScript hides in a block without a language', async (t) => {
+  for (const file of documents()) {
+    for (const block of codeBlocks(readFileSync(join(root, file), 'utf8'))) {
+      if (block.lang !== '') continue
+      t.notMatch(block.code, /^\s*(import\s.+from\s|const\s.+=\s*require\(|await\s+\w+\.register\()/m, `${file}:${block.line}: code, so it needs js or ts (and a sample name)`)
+    }
+  }
 })
 
 test('fragments: the example they name exists and holds each of their lines, in order', async (t) => {
