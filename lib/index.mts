@@ -5,5 +5,5 @@ export default fastifyHono
 export { fastifyHono }
 export type {
   FastifyHonoBindings, FastifyHonoEnv, FastifyHonoHttp1Bindings, FastifyHonoHttp2Bindings, FastifyHonoHttpVersion,
-  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, OpenAPIDocument, OpenAPITarget
+  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, HonoRouteInfo, OpenAPIDocument, OpenAPITarget
 } from './index.js'

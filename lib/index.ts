@@ -7,6 +7,7 @@ import type {
 } from './bindings.js'
 import type { OpenAPIDocument as Document, OpenAPITarget as Target } from './openapi.js'
 import type { FastifyHonoOptions as Options } from './options.js'
+import type { HonoRouteInfo as RouteInfo } from './route-list.js'
 import { fastifyHonoPlugin } from './plugin.js'
 
 /** The Fastify plugin that serves a Hono app (or any fetch app) under a prefix. */
@@ -42,11 +43,21 @@ declare namespace fastifyHono {
   export type FetchApp = App
   export type OpenAPIDocument = Document
   export type OpenAPITarget = Target
+  export type HonoRouteInfo = RouteInfo
   export const fastifyHono: FastifyHonoPlugin
   export { fastifyHono as default }
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The routes of every mounted Hono app, as they are now, prefix
+     * included (`{ method: 'GET', url: '/v2/users/:id', prefix: '/v2' }`):
+     * what `printRoutes()` shows only as the mount's `/v2/*`. Middleware is
+     * left out. Defined once a mount is registered.
+     */
+    honoRoutes (): RouteInfo[]
+  }
   interface FastifyRequest {
     /**
      * On a request a mounted Hono app routed: the path of the Hono route

@@ -10,6 +10,7 @@ import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
+import { listRoutes } from './route-list.js'
 import { nameRoutes } from './route-name.js'
 import { registerMountRoutes, type MountRoute } from './routes.js'
 import { installLightweightGlobals, lightweightGlobalsInstalled } from './web/globals.js'
@@ -32,6 +33,8 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   const drain: DrainBounds = Object.freeze({ timeout: drainTimeout, limit: drainLimit })
   // `request.honoRoute`: the app's route path, behind the prefix unless the app sees it.
   const trackRoute = nameRoutes(fastify, app, stripPrefix ? fastify.prefix : '', routeName)
+  // fastify.honoRoutes(), and the routes in a debug line.
+  listRoutes(fastify, resolved.app, stripPrefix ? fastify.prefix : '')
 
   // The app reads the body itself, in any format: hand it the stream untouched.
   fastify.removeAllContentTypeParsers()

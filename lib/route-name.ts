@@ -141,14 +141,14 @@ function wrappedHandler (handler: Handler): Handler | undefined {
   return undefined
 }
 
-function isMiddleware (handler: Handler): boolean {
+export function isMiddleware (handler: Handler): boolean {
   let target = handler
   for (let inner = wrappedHandler(target); inner !== undefined; inner = wrappedHandler(target)) target = inner
   return target.length > 1
 }
 
 /** `/v2` and `/users/:id` → `/v2/users/:id`; the app's `/` is the mount point itself. */
-function joinPath (base: string, path: string): string {
+export function joinPath (base: string, path: string): string {
   const rest = path === '/' ? '' : path.charCodeAt(0) === 47 /* / */ ? path : '/' + path
   const joined = base + rest
   return joined === '' ? '/' : joined

@@ -65,3 +65,7 @@ server.register(fastifyHono, { app, prefix: '/a' })
 server.register(fastifyHono, { app: http1, prefix: '/b' })
 server.register(fastifyHono, { app: http2, prefix: '/c' })
 server.register(fastifyHono, { app: upgrades, prefix: '/d' })
+
+// What is mounted, listed from the instance.
+const listed: Array<{ method: string, url: string, prefix: string }> = server.honoRoutes()
+console.log(listed)
