@@ -3,6 +3,7 @@ import { errorCodes } from 'fastify'
 import type { FastifyHonoBindings } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { mountView, wasUnmatched } from './app-view.js'
+import { misuseGuard } from './misuse.js'
 import { documentMount } from './openapi.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
@@ -35,6 +36,8 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   const trackRoute = nameRoutes(fastify, app, stripPrefix ? fastify.prefix : '', routeName)
   // fastify.honoRoutes(), and the routes in a debug line.
   listRoutes(fastify, resolved.app, stripPrefix ? fastify.prefix : '')
+  // c.env.reply.send(), hijack() or code() in the app: a warning that says what to do.
+  const misused = misuseGuard()
 
   // The app reads the body itself, in any format: hand it the stream untouched.
   fastify.removeAllContentTypeParsers()
@@ -115,6 +118,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
     // A Response from another fetch implementation comes back as a native one.
     const appResponse = asResponse(response)
     if (appResponse === undefined) throw new FST_ERR_HONO_INVALID_RESPONSE(response === null ? 'null' : typeof response)
+    if (misused(request, reply, appResponse)) return reply
     if (notFound === 'fastify' && wasUnmatched(env)) {
       reply.callNotFound()
       return reply
