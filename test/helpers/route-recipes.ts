@@ -1,4 +1,5 @@
-// The recipes of docs/route-names.md, as the tests run them.
+// Hand-written hooks that pass request.honoRoute on to @fastify/otel, fastify-metrics and the log,
+// as users wrote them before the routeName option (docs/route-names.md, "Without the option"), as the tests run them.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { getRPCMetadata } from '@opentelemetry/core'
 
