@@ -9,6 +9,8 @@ import Fastify from 'fastify'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import fastifyHono from 'fastify-hono'
+import { upgradeWebSocket } from 'fastify-hono/ws'
+import WebSocket from 'ws'
 import { listen, parseResponses } from './helpers/net'
 
 interface Seen { aborted: number, opens: number }
@@ -168,4 +170,61 @@ test('a slow request in flight when close() starts completes, with Connection: c
   t.same(await slow, [200, 'close', 'slow done'])
   const took = await closing
   t.ok(took < 3000, `close() resolved (${took} ms)`)
+})
+
+function wsApp (seen: Seen, gate: Promise<void> | undefined, entered: () => void): Hono {
+  const app = new Hono()
+  app.use('/ws', async (_c, next) => {
+    entered()
+    if (gate !== undefined) await gate
+    else await new Promise(() => {}) // a middleware that never finishes
+    await next()
+  })
+  app.get('/ws', upgradeWebSocket(() => ({
+    onOpen (_event, ws) { seen.opens++; ws.send('open') }
+  })))
+  return app
+}
+
+function upgradeOutcome (url: string): Promise<string> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url)
+    ws.once('open', () => { resolve('open'); ws.terminate() })
+    ws.once('unexpected-response', (_request, response) => { resolve(`refused ${response.statusCode ?? 0}`); response.resume() })
+    ws.once('error', (err) => resolve(`error ${err.message}`))
+  })
+}
+
+test('an upgrade still in the app\'s middleware when close() starts is refused with 503, never completed', async (t) => {
+  const seen: Seen = { aborted: 0, opens: 0 }
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  let entered!: () => void
+  const inApp = new Promise<void>((resolve) => { entered = resolve })
+  const server = Fastify()
+  await server.register(fastifyHono, { app: wsApp(seen, gate, entered), prefix: '/v2', websocket: { server: new WebSocket.Server({ noServer: true }) } })
+  const { port } = await listen(server)
+  const outcome = upgradeOutcome(`ws://127.0.0.1:${port}/v2/ws`)
+  await inApp
+  const closing = closeWithin(server, 3000)
+  setTimeout(release, 50)
+  t.equal(await outcome, 'refused 503')
+  const took = await closing
+  t.ok(took < 3000, `close() resolved (${took} ms)`)
+  t.equal(seen.opens, 0, 'no WebSocket opened')
+})
+
+test('an upgrade whose middleware never finishes: close() is bounded by closeTimeout', async (t) => {
+  const seen: Seen = { aborted: 0, opens: 0 }
+  let entered!: () => void
+  const inApp = new Promise<void>((resolve) => { entered = resolve })
+  const server = Fastify()
+  await server.register(fastifyHono, { app: wsApp(seen, undefined, entered), prefix: '/v2', websocket: { server: new WebSocket.Server({ noServer: true }), closeTimeout: 300 } })
+  const { port } = await listen(server)
+  const outcome = upgradeOutcome(`ws://127.0.0.1:${port}/v2/ws`)
+  await inApp
+  const took = await closeWithin(server, 4000)
+  t.ok(took >= 250 && took < 4000, `close() resolved after closeTimeout (${took} ms)`)
+  t.match(await outcome, /^(error|refused)/, 'the client was not left hanging')
+  t.equal(seen.opens, 0)
 })
