@@ -237,6 +237,16 @@ const SKIPPED_HEADERS = new Set([
 const pendingHeaders = new WeakMap<IncomingMessage, string[]>()
 const listenedServers = new WeakSet<object>()
 
+/**
+ * The WebSocketServer's 'headers' listener, defined out here: a closure made
+ * inside acceptUpgrade would keep that call's scope, and with it the first
+ * upgrade request and reply, for the life of the server.
+ */
+function addPendingHeaders (headers: string[], request: IncomingMessage): void {
+  const extra = pendingHeaders.get(request)
+  if (extra !== undefined) headers.push(...extra)
+}
+
 function headerLines (reply: FastifyReply, response: Response): string[] {
   const lines: string[] = []
   const fromReply = reply.getHeaders()
@@ -283,10 +293,7 @@ export function acceptUpgrade (request: FastifyRequest, reply: FastifyReply, sta
   if (outgoing instanceof ServerResponse && outgoing.socket === socket) outgoing.detachSocket(socket as import('node:net').Socket)
   if (!listenedServers.has(server)) {
     listenedServers.add(server)
-    server.on('headers', (headers, req) => {
-      const extra = pendingHeaders.get(req)
-      if (extra !== undefined) headers.push(...extra)
-    })
+    server.on('headers', addPendingHeaders)
   }
   pendingHeaders.set(incoming, headerLines(reply, response))
   try {
