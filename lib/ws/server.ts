@@ -29,6 +29,7 @@ export interface WebSocketOption {
    * Milliseconds `fastify.close()` waits for the clients to answer the 1001
    * close frame before it terminates the WebSockets left (default 5000).
    * Fastify's `forceCloseConnections` does not reach upgraded sockets.
+   * Also bounds the wait for upgrades still in the app when the close began.
    */
   closeTimeout?: number
 }
