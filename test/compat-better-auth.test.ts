@@ -12,6 +12,10 @@ import { memoryAdapter } from 'better-auth/adapters/memory'
 import fastifyHono from 'fastify-hono'
 import { fetchWithTimeout as get, listen } from './helpers/compat'
 
+// Sign-up hashes the password with scrypt, and the first request loads the
+// library: seconds on a loaded machine, not a hang.
+const SLOW = 30_000
+
 function makeAuth (baseURL: string): ReturnType<typeof betterAuth> {
   return betterAuth({
     baseURL,
@@ -39,7 +43,7 @@ t.test('better-auth: sign-up\'s Set-Cookie headers arrive intact beside Fastify\
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: base },
     body: JSON.stringify({ email: 'ada@example.test', password: 'a long enough password', name: 'Ada' })
-  })
+  }, SLOW)
   const body = await res.json() as { user?: { email: string } }
   t.equal(res.status, 200, JSON.stringify(body))
   t.equal(body.user?.email, 'ada@example.test')
@@ -56,10 +60,10 @@ t.test('better-auth: sign-up\'s Set-Cookie headers arrive intact beside Fastify\
 
   // They sign the client in.
   const jar = cookies.map((cookie) => cookie.split(';')[0]).join('; ')
-  const session = await get(`${base}/api/auth/get-session`, { headers: { cookie: jar } })
+  const session = await get(`${base}/api/auth/get-session`, { headers: { cookie: jar } }, SLOW)
   t.equal(session.status, 200)
   t.match(await session.json(), { user: { email: 'ada@example.test', name: 'Ada' }, session: { token: String } })
-  const anonymous = await get(`${base}/api/auth/get-session`)
+  const anonymous = await get(`${base}/api/auth/get-session`, {}, SLOW)
   t.equal(await anonymous.text(), 'null', 'without the cookies, no session')
   t.equal(await (await get(`${base}/legacy`)).text(), 'fastify', 'Fastify\'s routes beside it')
 })
