@@ -30,7 +30,7 @@ export const FST_ERR_HONO_DUPLICATED_MOUNT = createError<'FST_ERR_HONO_DUPLICATE
   'FST_ERR_HONO_DUPLICATED_MOUNT', 'fastify-hono: an app is already mounted at prefix "%s"', 500)
 
 /** A prefix Fastify's router cannot register (a `*` in it, say): registration fails, naming it. */
-export const FST_ERR_HONO_INVALID_PREFIX = createError<'FST_ERR_HONO_INVALID_PREFIX', 500, [prefix: string, problem: string]>(
+export const FST_ERR_HONO_INVALID_PREFIX = createError<'FST_ERR_HONO_INVALID_PREFIX', 500, [prefix: string, problem: string, options?: { cause: unknown }]>(
   'FST_ERR_HONO_INVALID_PREFIX', 'fastify-hono: prefix "%s" cannot be mounted: %s', 500, TypeError)
 
 /**
