@@ -480,6 +480,8 @@ const scenarios: Scenario[] = [
   get('request-encoded-param', '/echo/param/caf%C3%A9%20x'),
   get('request-headers', '/echo/request', { headers: { 'x-dup': 'a', 'X-Dup': 'b', cookie: 'a=1', 'x-empty': '', 'x-spaces': '  padded  ' } }),
   get('request-dot-segments', '', { path: (prefix, id) => `${prefix}/x/../echo/request?id=${id}` }),
+  get('request-backslash-path', '', { path: (prefix, id) => `${prefix}/x\\..\\echo/request?id=${id}` }),
+  get('request-backslash-query', '', { path: (prefix, id) => `${prefix}/echo/request?id=${id}&q=a\\..\\b` }),
   get('request-host-uppercase', '/echo/request', { headers: { host: 'LOCALHOST:80' } }),
   get('request-absolute-form-https', '', { path: (prefix, id) => `https://elsewhere.test${prefix}/echo/request?id=${id}` }),
   get('request-bad-percent', '', { path: (prefix) => `${prefix}/echo/param/%zz` }),
