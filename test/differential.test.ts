@@ -259,6 +259,7 @@ const scenarios: Scenario[] = [
   get('headers-after-body-unprepared', '/headers/after-body-unprepared'),
   get('globals-response-name', '/globals/response-name'),
   get('globals-instanceof', '/globals/instanceof'),
+  get('globals-instanceof-across', '/globals/instanceof-across'),
 
   // HEAD
   get('head-text', '/c/text', { method: 'HEAD' }),
@@ -419,6 +420,7 @@ const scenarios: Scenario[] = [
   h1('read-json-empty', { method: 'POST', path: '/read/json', headers: { 'content-type': 'application/json', 'content-length': '0' } }),
   h1('read-arraybuffer', { method: 'POST', path: '/read/arrayBuffer', headers: { 'content-type': 'application/octet-stream' }, body: binary }),
   h1('read-blob', { method: 'POST', path: '/read/blob', headers: { 'content-type': 'image/png' }, body: binary }),
+  h1('read-bytes', { method: 'POST', path: '/read/bytes', headers: { 'content-type': 'application/octet-stream' }, body: 'some bytes' }),
   h1('read-blob-untyped', { method: 'POST', path: '/read/blob', headers: { 'content-length': '5' }, body: 'bytes' }),
   h1('read-formdata-multipart', { method: 'POST', path: '/read/formData', headers: { 'content-type': multipartType }, body: multipart(boundary) }),
   h1('read-formdata-urlencoded', { method: 'POST', path: '/read/formData', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=two+words&a=3' }),
