@@ -239,6 +239,8 @@ const scenarios: Scenario[] = [
   get('response-json-static', '/static-method/json'),
   get('response-json-static-init', '/static-method/json-init'),
   get('response-redirect-static', '/static-method/redirect'),
+  get('response-redirect-unnormalized', '/static-method/redirect-unnormalized'),
+  get('content-length-shorter-than-body', '/headers/content-length-short'),
 
   // Statuses and headers
   get('status-204', '/status/204'),
@@ -488,6 +490,7 @@ const scenarios: Scenario[] = [
   get('request-absolute-form-https', '', { path: (prefix, id) => `https://elsewhere.test${prefix}/echo/request?id=${id}` }),
   get('request-bad-percent', '', { path: (prefix) => `${prefix}/echo/param/%zz` }),
   get('request-http10-no-host', '/echo/request', { version: '1.0', headers: { host: undefined } }),
+  get('request-empty-host', '/echo/request', { headers: { host: '' } }),
   h1('method-query-typed', { method: 'QUERY', path: '/upload/text', headers: { 'content-type': 'text/plain' }, body: 'select *' }),
   h1('method-query-untyped', { method: 'QUERY', path: '/upload/text', body: 'select *' }),
   h1('method-options', { method: 'OPTIONS', path: '/echo/request' }),
