@@ -8,7 +8,7 @@
 // the test, with Fastify's own message as the reason. Any other error (a
 // missing option) counts as loading: the test then shows what went wrong.
 //
-//   t.test(name, { skip: refuses('@fastify/cors') }, ...)
+//   test(name, { skip: refuses('@fastify/cors') }, ...)
 import { spawnSync } from 'node:child_process'
 import { resolve } from 'node:path'
 
@@ -16,17 +16,32 @@ const root = resolve(__dirname, '..', '..')
 const answers = new Map<string, false | string>()
 
 /**
- * false when the plugin loads on the installed Fastify; else why a test
- * that needs it is skipped. `make` is a JavaScript expression that gives the
- * plugin from its module `m` (the default: its default export).
+ * false when each plugin (the default export of each module) loads on the
+ * installed Fastify; else why a test that needs them is skipped.
  */
-export function refuses (specifier: string, make = 'm.default ?? m'): false | string {
+export function refuses (...specifiers: string[]): false | string {
+  for (const specifier of specifiers) {
+    const answer = refusesMade(specifier, 'm.default ?? m')
+    if (answer !== false) return answer
+  }
+  return false
+}
+
+/** The same for a plugin that `make`, a JavaScript expression, gives from its module `m`. */
+export function refusesMade (specifier: string, make: string): false | string {
   const key = `${specifier}\0${make}`
   const known = answers.get(key)
   if (known !== undefined) return known
   const script = `
     const Fastify = require('fastify')
-    const m = require(${JSON.stringify(specifier)})
+    let m
+    try {
+      m = require(${JSON.stringify(specifier)})
+    } catch (err) {
+      if (err.code !== 'MODULE_NOT_FOUND') throw err
+      process.stdout.write(JSON.stringify({ missing: true }))
+      process.exit(0)
+    }
     const plugin = ${make}
     const app = Fastify()
     app.register(plugin)
@@ -37,8 +52,8 @@ export function refuses (specifier: string, make = 'm.default ?? m'): false | st
     })`
   const child = spawnSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000 })
   if (child.status !== 0) throw new Error(`could not check whether ${specifier} loads (exit ${String(child.status)}): ${child.stderr}`)
-  const message = JSON.parse(child.stdout) as string | null
-  const answer = message === null ? false : `${specifier} does not load on fastify ${fastifyVersion()}: ${message}`
+  const message = JSON.parse(child.stdout) as string | null | { missing: true }
+  const answer = message === null ? false : typeof message === 'object' ? `${specifier} is not installed` : `${specifier} does not load on fastify ${fastifyVersion()}: ${message}`
   answers.set(key, answer)
   return answer
 }
