@@ -6,6 +6,7 @@ import { mountView, wasUnmatched } from './app-view.js'
 import { documentMount } from './openapi.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
+import { closeConnectionIfClosing, endOpenStreams } from './reply/open-streams.js'
 import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
@@ -40,6 +41,9 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   // parser it finds for a Content-Type, except the catch-all, which costs a
   // Content-Type parse on every request that has a body.
   fastify.addContentTypeParser(COMMON_MEDIA_TYPES, passthroughBody)
+
+  // On close, the streams the mounts are writing end (lib/reply/open-streams.ts).
+  fastify.addHook('preClose', (done) => { endOpenStreams(fastify.server); done() })
 
   // WebSockets: upgrades under the prefix routed through Fastify to the app.
   let accept: AcceptOptions | undefined
@@ -116,6 +120,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
       reply.callNotFound()
       return reply
     }
+    closeConnectionIfClosing(reply)
     return writeResponse(request, reply, appResponse)
   }
 

@@ -5,6 +5,7 @@ import { canChunk } from '../internals/node.js'
 import { DEFAULT_TEXT_TYPE, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, streamOfStarted, type StartedBody } from './complete-body.js'
 import { afterOnSendHooks, finishAfterOnSend } from './on-send.js'
+import { trackStream } from './open-streams.js'
 import type { SendReason } from './reasons.js'
 import { wentOut } from './went-out.js'
 import { assertWritableHeaders, copyHeadersToReply, http2Head, isCustomStatusText } from './head.js'
@@ -80,6 +81,7 @@ export async function writeThroughReply (
       } else {
         live = ready
         payload = streamOfStarted(ready, () => takeBackHeaders(reply, headers, before))
+        trackStream(reply, ready.reader) // ended by fastify.close()
       }
     } else if (body !== null) {
       await (isStarted(body) ? body.reader : body).cancel()

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { forgetFailedHead } from '../internals/node.js'
 import { clientGone } from '../web/client-abort.js'
 import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
+import { trackStream } from './open-streams.js'
 import { takeBackMerge, type HeadLines } from './head.js'
 
 /**
@@ -49,6 +50,7 @@ export async function writeStream (reply: FastifyReply, status: number, headers:
   const onDrain = (): void => { wake?.() }
   raw.on('close', onClose)
   raw.on('drain', onDrain)
+  trackStream(reply, reader) // ended by fastify.close()
   try {
     let next = readNext(body)
     let result = await readyOrUndefined(next)
