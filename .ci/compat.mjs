@@ -132,7 +132,14 @@ try {
       cpSync(join(work, 'package-lock.json'), join(floorDir, 'package-lock.json'))
     } else {
       cpSync(join(floorDir, 'package-lock.json'), join(work, 'package-lock.json'))
-      sh('npm', ['ci', '--no-audit', '--no-fund'], work)
+      try {
+        sh('npm', ['ci', '--no-audit', '--no-fund'], work)
+      } catch (err) {
+        // A set that replaces a few of the repo's devDependencies goes out of
+        // sync whenever the repo's change.
+        if (set.replace !== undefined) console.error(`the ${mode} lock no longer matches the repo's devDependencies: node .ci/compat.mjs ${mode} --update-lock`)
+        throw err
+      }
     }
   } else {
     sh('npm', ['ci', '--no-audit', '--no-fund'], work)
