@@ -79,7 +79,9 @@ test('refuses() tells a plugin that loads from one Fastify refuses', async (t) =
 // FST_ERR_ROUTE_MISSING_CONTENT before any hook or the app runs; Fastify 5
 // hands it to the app with an empty body (docs/versions.md). Fastify 5.12
 // defines the error code too without using it: the major decides here.
-test('a QUERY with a Content-Type and an empty body: what the installed Fastify does with it', async (t) => {
+const probe = Fastify() as unknown as { supportedMethods?: string[], version: string }
+const noQuery = probe.supportedMethods?.includes('QUERY') === true ? false : `fastify ${probe.version} does not route QUERY`
+test('a QUERY with a Content-Type and an empty body: what the installed Fastify does with it', { skip: noQuery }, async (t) => {
   const seen: string[] = []
   const server = Fastify()
   const answersItself = Number(server.version.split('.')[0]) >= 6
