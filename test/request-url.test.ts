@@ -3,6 +3,7 @@ import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { listen, parseResponses, rawExchange, rawRequest } from './helpers/net'
+import { caseInsensitiveFastify } from './helpers/fastify-options'
 
 function echoApp (): Hono {
   const app = new Hono()
@@ -11,7 +12,7 @@ function echoApp (): Hono {
 }
 
 test('the prefix is stripped the way the router matched it', async (t) => {
-  const server = Fastify({ caseSensitive: false })
+  const server = await caseInsensitiveFastify()
   await server.register(fastifyHono, { app: echoApp(), prefix: '/v2' })
   t.teardown(() => server.close())
   const { port } = await listen(server)
