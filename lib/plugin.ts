@@ -10,6 +10,7 @@ import { keepTickObjectAlive } from './internals/tick-object.js'
 import { closeConnectionIfClosing, endOpenStreams } from './reply/open-streams.js'
 import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
+import { appErrorToFastify } from './request/body-errors.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import { createMount } from './request/url.js'
 import { listRoutes } from './route-list.js'
@@ -83,7 +84,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
         (response) => respond(request, reply, env, body, response),
         (err: unknown) => {
           body?.afterApp(reply)
-          throw tooLarge(request, reply, body) ?? err
+          throw tooLarge(request, reply, body) ?? appErrorToFastify(err, request, body)
         })
     }
     return respond(request, reply, env, body, result)

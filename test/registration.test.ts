@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { listen } from './helpers/net'
-import { caseInsensitiveFastify } from './helpers/router-options'
+import { caseInsensitiveFastify } from './helpers/fastify-options'
 
 test('invalid options fail registration with an error naming the option', async (t) => {
   const cases: Array<[string, unknown, RegExp]> = [

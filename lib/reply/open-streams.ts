@@ -83,7 +83,8 @@ function connectionCloser (reply: FastifyReply): (() => void) | undefined {
     return session === undefined ? undefined : () => { if (!session.closed && !session.destroyed) session.close() }
   }
   const socket = raw.socket as (Duplex & { destroySoon?: () => void }) | null
-  if (socket === null) return undefined
+  // No socket of its own (fastify.inject()'s fake one has no end()): nothing to close.
+  if (socket === null || typeof socket.end !== 'function') return undefined
   return () => {
     if (typeof socket.destroySoon === 'function') socket.destroySoon()
     else socket.end()
