@@ -50,8 +50,13 @@ export function labelRequest (request: FastifyRequest, reply: FastifyReply, rout
       configurable: true,
       enumerable: false,
       get () {
+        // Every property as Fastify made it (5.0 has `config` and `schema` as
+        // non-enumerable getters, and freezes the object), `url` aside.
         const options = getter.call(this)
-        return { ...options, url: route }
+        const descriptors: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(options)
+        descriptors.url = { value: route, enumerable: true, writable: false, configurable: false }
+        const named = Object.create(Object.getPrototypeOf(options), descriptors) as typeof options
+        return Object.isFrozen(options) ? Object.freeze(named) : named
       }
     })
   }

@@ -95,7 +95,11 @@ test('routeName: the log lines from the handler on, `request completed` included
   const server = Fastify({ logger: { stream } })
   t.teardown(() => server.close())
   const seen: Array<string | undefined> = []
-  server.addHook('onResponse', async (request) => { seen.push(request.routeOptions.url) })
+  const configs: unknown[] = []
+  server.addHook('onResponse', async (request) => {
+    seen.push(request.routeOptions.url)
+    configs.push(request.routeOptions.config?.url)
+  })
   await server.register(fastifyHono, { app: usersApp(), prefix: '/v2', routeName: true })
   await server.register(fastifyHono, { app: usersApp(), prefix: '/v3' })
   const { base } = await listen(server)
@@ -114,6 +118,7 @@ test('routeName: the log lines from the handler on, `request completed` included
   t.equal(incoming?.route, undefined, 'the line written before the app routed the request has none')
   t.equal(new Set(lines.filter((line) => line.msg !== 'Server listening at ' && line.reqId !== undefined).map((line) => line.reqId)).size, 4, 'each request keeps its reqId')
   t.same(seen, ['/v2/users/:id', '/v2/*', '/v3/*', undefined], 'request.routeOptions.url in a later hook')
+  t.same(configs, ['/v2/*', '/v2/*', '/v3/*', undefined], "the rest of routeOptions is Fastify's, config included")
 })
 
 test('routeName: must be a boolean', async (t) => {
