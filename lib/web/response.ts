@@ -26,6 +26,11 @@ export const NativeResponse: typeof globalThis.Response = globalThis.Response
 /** The default Content-Type of a string body, the same on every path. */
 export const DEFAULT_TEXT_TYPE = 'text/plain; charset=UTF-8'
 
+/** The Content-Type a body without one goes out with, on every way out: ours for text, Fastify's for bytes. */
+export function defaultTypeOf (body: string | Uint8Array): string {
+  return typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+}
+
 /** Fetch's null body statuses (1xx, 204, 205, 304): a response with one carries no body. */
 export function isNullBodyStatus (status: number): boolean {
   return status < 200 || status === 204 || status === 205 || status === 304
@@ -416,4 +421,27 @@ export function claimBody (response: object): boolean {
   if (isUsed(group) || (group.stream !== undefined && group.stream.locked)) return false
   markSent(group)
   return true
+}
+
+/**
+ * The name of the header that marks @hono/node-server's RESPONSE_ALREADY_SENT
+ * (`@hono/node-server/utils/response`): a bodiless Response an app returns
+ * after writing the raw response itself.
+ */
+const ALREADY_SENT = 'x-hono-already-sent'
+
+/**
+ * Whether the response is that marker (`parts`: what responseParts gave).
+ * Only bodiless responses are looked at, without building their Headers.
+ */
+export function alreadySentByTheApp (response: globalThis.Response, parts: ResponseParts | undefined): boolean {
+  if (parts === undefined) return response.body === null && response.headers.has(ALREADY_SENT)
+  if (parts.body !== null) return false
+  if (parts.headers !== undefined) return parts.headers.has(ALREADY_SENT)
+  const init = parts.init
+  if (init === undefined || init === null) return false
+  for (const name in init) {
+    if (name.length === ALREADY_SENT.length && name.toLowerCase() === ALREADY_SENT) return true
+  }
+  return false
 }
