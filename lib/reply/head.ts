@@ -1,8 +1,7 @@
-import { validateHeaderName, validateHeaderValue, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
-import type { FastifyReply } from 'fastify'
 import { forgetFailedHead, setContentLength } from '../internals/node.js'
-import { addHeaders, combineVary, isHttp2Forbidden, type AppHeaders, type HeadLines, type HeadPlan } from './plan.js'
+import { addHeaders, type AppHeaders, type HeadLines, type HeadPlan } from './plan.js'
 
 /**
  * Writing the head: the one guarded writeHead of the plugin, and the merge
@@ -91,34 +90,4 @@ export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, pla
 function withLength (headers: HeadLines, length: number): HeadLines {
   if (Array.isArray(headers)) return [...headers, 'content-length', String(length)]
   return { ...headers, 'content-length': String(length) }
-}
-
-/**
- * For reply.send: checks every header the app set before any of them reaches
- * the reply, so a value that `Headers` accepts but Node rejects (`'a\x01b'`)
- * fails here, with nothing half-written, and Fastify's error handler answers 500.
- */
-export function assertWritableHeaders (headers: Headers): void {
-  for (const [name, value] of headers) {
-    validateHeaderName(name)
-    validateHeaderValue(name, value)
-  }
-}
-
-/**
- * For reply.send: copies the app's headers onto the reply, over what hooks
- * and plugins set before: the app wins a conflict, except for Set-Cookie
- * (each cookie kept, Fastify's reply.header appends them) and Vary (the two
- * lists combined).
- */
-export function copyHeadersToReply (reply: FastifyReply, headers: Headers, http2: boolean): void {
-  for (const [name, value] of headers) {
-    if (http2 && isHttp2Forbidden(name)) continue
-    if (name === 'vary') {
-      const existing = reply.getHeader('vary')
-      reply.header('vary', existing === undefined ? value : combineVary(String(existing), value))
-      continue
-    }
-    reply.header(name, value)
-  }
 }

@@ -1,12 +1,12 @@
 import { Buffer } from 'node:buffer'
+import { validateHeaderName, validateHeaderValue } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
 import { canChunk, isHttp2 } from '../internals/node.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { streamOfStarted, type StartedBody } from './complete-body.js'
-import { assertWritableHeaders, copyHeadersToReply } from './head.js'
 import { afterOnSendHooks, writeAfterHooksOnSend } from './on-send.js'
-import { isCustomStatusText } from './plan.js'
+import { combineVary, isCustomStatusText, isHttp2Forbidden } from './plan.js'
 import type { SendReason } from './reasons.js'
 import { wentOut } from './went-out.js'
 
@@ -155,4 +155,34 @@ function send (
 
 function streamOfBytes (bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({ start (controller) { controller.enqueue(bytes); controller.close() } })
+}
+
+/**
+ * For reply.send: checks every header the app set before any of them reaches
+ * the reply, so a value that `Headers` accepts but Node rejects (`'a\x01b'`)
+ * fails here, with nothing half-written, and Fastify's error handler answers 500.
+ */
+function assertWritableHeaders (headers: Headers): void {
+  for (const [name, value] of headers) {
+    validateHeaderName(name)
+    validateHeaderValue(name, value)
+  }
+}
+
+/**
+ * For reply.send: copies the app's headers onto the reply, over what hooks
+ * and plugins set before: the app wins a conflict, except for Set-Cookie
+ * (each cookie kept, Fastify's reply.header appends them) and Vary (the two
+ * lists combined).
+ */
+function copyHeadersToReply (reply: FastifyReply, headers: Headers, http2: boolean): void {
+  for (const [name, value] of headers) {
+    if (http2 && isHttp2Forbidden(name)) continue
+    if (name === 'vary') {
+      const existing = reply.getHeader('vary')
+      reply.header('vary', existing === undefined ? value : combineVary(String(existing), value))
+      continue
+    }
+    reply.header(name, value)
+  }
 }
