@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
+import { joinPath } from './request/url.js'
 
 /**
  * The mount in @fastify/swagger's document. Its routes are catch-alls for
@@ -336,11 +337,4 @@ function openapiPath (path: string): string {
     i = end - 1
   }
   return out
-}
-
-/** The prefix and a path of the app: the app's `/` is the prefix itself. */
-function joinPath (prefix: string, path: string): string {
-  const base = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
-  if (path === '' || path === '/') return base === '' ? '/' : base
-  return base + (path.startsWith('/') ? path : '/' + path)
 }

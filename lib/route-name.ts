@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { FetchApp } from './bindings.js'
 import { isHonoApp } from './app-view.js'
+import { joinPath } from './request/url.js'
 
 /**
  * The request decoration that names the Hono route a request was routed to,
@@ -43,7 +44,6 @@ type Tracked = FastifyRequest & { [kMatch]: MatchResult | null }
  * the app sees paths without it, '' when it sees them whole.
  */
 export function nameRoutes (fastify: FastifyInstance, view: FetchApp, prefix: string): (request: FastifyRequest) => void {
-  const base = prefix.replace(/\/+$/, '')
   const names = new WeakMap<RouteRecord, string>()
   if (!fastify.hasRequestDecorator(kMatch)) fastify.decorateRequest(kMatch, null)
   if (!fastify.hasRequestDecorator(ROUTE_DECORATION)) {
@@ -55,7 +55,7 @@ export function nameRoutes (fastify: FastifyInstance, view: FetchApp, prefix: st
         if (route === undefined) return undefined
         let name = names.get(route)
         if (name === undefined) {
-          name = joinPath(base, route.path)
+          name = joinPath(prefix, route.path)
           names.set(route, name)
         }
         return name
@@ -132,11 +132,4 @@ function isMiddleware (handler: Handler): boolean {
   let target = handler
   for (let inner = wrappedHandler(target); inner !== undefined; inner = wrappedHandler(target)) target = inner
   return target.length > 1
-}
-
-/** `/v2` and `/users/:id` → `/v2/users/:id`; the app's `/` is the mount point itself. */
-function joinPath (base: string, path: string): string {
-  const rest = path === '/' ? '' : path.charCodeAt(0) === 47 /* / */ ? path : '/' + path
-  const joined = base + rest
-  return joined === '' ? '/' : joined
 }

@@ -39,6 +39,18 @@ export function originForm (target: string): string {
 }
 
 /**
+ * A mount prefix and one of the app's route paths, as one path: the app's
+ * `/` is the prefix itself (`/v2` and `/users/:id` → `/v2/users/:id`).
+ */
+export function joinPath (prefix: string, path: string): string {
+  let end = prefix.length
+  while (end > 0 && prefix.charCodeAt(end - 1) === 47 /* / */) end--
+  const base = prefix.slice(0, end)
+  if (path === '' || path === '/') return base === '' ? '/' : base
+  return base + (path.charCodeAt(0) === 47 ? path : '/' + path)
+}
+
+/**
  * The path and query the mounted app sees. The prefix is removed by counting
  * segments of the raw target, not by comparing text: the router has already
  * matched it, possibly percent-encoded (`/%76%32`) or in another case

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
 import { clientAbortSignal } from './client-abort.js'
-import type { RequestBody } from '../request/body.js'
+import { bodyUnusable, type RequestBody } from '../request/body.js'
 import { requestHeaders } from './headers.js'
 import { NativeResponse } from './response.js'
 import { realStream } from './shared-body.js'
@@ -168,7 +168,7 @@ function isLightweight (value: unknown): value is Lightweight {
 function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T> {
   const self = request as Lightweight
   const body = self[kBody]
-  if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
+  if (self[kBodyUsed]) return Promise.reject(bodyUnusable())
   // A null body is never used up: a native Request reads it as empty every time.
   if (body !== null) self[kBodyUsed] = true
   const bytes = body === null ? Buffer.alloc(0) : body.read()
