@@ -13,7 +13,7 @@ import { asResponse } from './web/response.js'
 import { acceptUpgrade, endSocket, kUpgradeState, upgradeOf, type AcceptOptions, type UpgradeState } from './ws/server.js'
 
 /** What one mount's requests are handled with, fixed at registration. */
-export interface MountContext {
+interface MountContext {
   readonly fastify: FastifyInstance
   /** The app, seen through mountView (app-view.ts). */
   readonly app: FetchApp

@@ -107,7 +107,7 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-export interface MountDocumentation {
+interface MountDocumentation {
   /** For the mount's routes: hides them and merges the app's document. */
   config: { swaggerTransform: (input: { openapiObject?: unknown, swaggerObject?: unknown }) => { schema: { hide: true } } }
 }

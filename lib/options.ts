@@ -47,13 +47,13 @@ export interface FastifyHonoOptions {
 }
 
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
-export const DEFAULT_DRAIN_TIMEOUT = 500
-export const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
+const DEFAULT_DRAIN_TIMEOUT = 500
+const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
 
 /** Largest delay setTimeout honours: a longer one fires at once, with a warning. */
 const MAX_TIMEOUT = 2 ** 31 - 1
 
-export interface ResolvedOptions {
+interface ResolvedOptions {
   app: FetchApp
   stripPrefix: boolean
   notFound: 'hono' | 'fastify'

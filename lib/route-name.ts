@@ -8,7 +8,7 @@ import { joinPath } from './request/url.js'
  * mount prefix included (`/v2/users/:id`), or undefined. Fastify itself only
  * knows the mount's catch-all (`/v2/*`).
  */
-export const ROUTE_DECORATION = 'honoRoute'
+const ROUTE_DECORATION = 'honoRoute'
 
 // Per request: what the app's router matched for it, or null.
 const kMatch = Symbol('fastify-hono.match')

@@ -19,7 +19,7 @@ import { enclosingScopes, supportedMethods } from './internals/fastify.js'
 export type MountRoute = Omit<RouteOptions, 'url' | 'method'>
 
 /** The constraint given to a route that takes a path from a mount registered before it. */
-export const YIELD_CONSTRAINT = 'fastifyHonoYield'
+const YIELD_CONSTRAINT = 'fastifyHonoYield'
 
 interface Registry {
   /** The routes the mounts of this server registered: method → route keys. */

@@ -7,7 +7,7 @@ import type { FetchApp } from '../bindings.js'
 
 export type ErrorHandler = (err: Error, c: unknown) => Response | Promise<Response>
 
-export type NotFoundHandler = (c: { env: object, text: (body: string, status: 404) => Response }) => Response
+type NotFoundHandler = (c: { env: object, text: (body: string, status: 404) => Response }) => Response
 
 /** Hono 4's route record, as its router holds it next to each handler. */
 export interface RouteRecord {
@@ -20,14 +20,14 @@ type Handler = (...args: never[]) => unknown
 /** The result of Hono's `router.match()`: [[[handler, route], params], ...], ... */
 export type MatchResult = [ReadonlyArray<readonly [readonly [Handler, RouteRecord], unknown]>, ...unknown[]]
 
-export interface Router {
+interface Router {
   name: string
   add (method: string, path: string, handler: unknown): void
   match (method: string, path: string): MatchResult
 }
 
 /** A Hono app as the mount reads it: `router`, `getPath` and `errorHandler` are fields, not API. */
-export interface HonoApp extends FetchApp {
+interface HonoApp extends FetchApp {
   router: Router
   getPath: unknown
   errorHandler: ErrorHandler

@@ -15,13 +15,13 @@ import { addHeaders, type AppHeaders, type HeadLines, type HeadPlan } from './pl
  * record, as reply.send hands it to writeHead, spares a copy of every header
  * Fastify hooks set.
  */
-export interface Merge {
+interface Merge {
   record: Record<string, string | string[]>
   changes: Array<string | string[] | undefined>
 }
 
 /** What undoes a failed head: a merge to take back, or a function that puts the reply back. */
-export type Undo = Merge | (() => void) | undefined
+type Undo = Merge | (() => void) | undefined
 
 /**
  * Merges the app's headers into `record` (the app wins, Set-Cookie and Vary

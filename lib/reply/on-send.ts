@@ -42,7 +42,7 @@ export function writeAfterOnSendHooks (reply: FastifyReply, plan: Plan, hooks: r
  * FST_ERR_SEND_UNDEFINED_ERR) stops the chain. Then `done` gets the error or
  * the final payload. Synchronous hooks run synchronously, as in Fastify.
  */
-export function runOnSendHooks (
+function runOnSendHooks (
   hooks: readonly OnSendHook[],
   request: FastifyRequest,
   reply: FastifyReply,
@@ -81,7 +81,7 @@ export function runOnSendHooks (
  * ('fast writer' for the plugin's own write of what the hooks handed back),
  * or a promise for a writer still at work.
  */
-export type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
+type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
 
 /**
  * Runs the hooks, then `finish` with what they handed back. When a hook
@@ -149,7 +149,7 @@ export function afterOnSendHooks (
  * back the reply's headers from before the app's response, so that the 500
  * Fastify's error handler writes carries none of the failed response's.
  */
-export function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () => void): 'fast writer' | 'reply.send' {
+function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () => void): 'fast writer' | 'reply.send' {
   const isBytes = typeof payload === 'string' || Buffer.isBuffer(payload)
   if (isBytes || payload === undefined || payload === null) {
     if (hasReplyTrailers(reply)) {

@@ -18,7 +18,7 @@ import type { SendReason } from './reasons.js'
  */
 
 /** The four ways out. */
-export type WayOut = 'fast' | 'stream' | 'after onSend hooks' | 'reply.send'
+type WayOut = 'fast' | 'stream' | 'after onSend hooks' | 'reply.send'
 
 /**
  * What is known of the body:

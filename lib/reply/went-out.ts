@@ -5,7 +5,7 @@ import type { SendReason } from './reasons.js'
  * The way out as the log line names it: 'fast writer' is also the plugin's
  * own write of what onSend hooks handed back (on-send.ts).
  */
-export type LoggedWay = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itself'
+type LoggedWay = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itself'
 
 /**
  * At Fastify's `debug` log level, one line per response: which way it went;

@@ -57,7 +57,7 @@ export function joinPath (prefix: string, path: string): string {
  * (`caseSensitive: false`), so the rest is passed on exactly as sent and
  * never mixes decoded and raw parts.
  */
-export function appPath (target: string, mount: Mount): string {
+function appPath (target: string, mount: Mount): string {
   const path = originForm(target)
   if (mount.segments === 0) return path
   let end = path.length

@@ -24,7 +24,7 @@ import { createSharedBody, groupOfUsableStream, isUsable, isUsed, lazyStreamOf, 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
 /** The default Content-Type of a string body, the same on every path. */
-export const DEFAULT_TEXT_TYPE = 'text/plain; charset=UTF-8'
+const DEFAULT_TEXT_TYPE = 'text/plain; charset=UTF-8'
 
 /** The Content-Type a body without one goes out with, on every way out: ours for text, Fastify's for bytes. */
 export function defaultTypeOf (body: string | Uint8Array): string {

@@ -45,7 +45,7 @@ const kLazyGroup = Symbol('fastify-hono.lazyGroup')
  * state (stream.Readable.fromWeb, for one) need the real stream: pass them
  * the result of `res.clone().body` or read it through getReader().
  */
-export class LazyBodyStream {
+class LazyBodyStream {
   declare [kLazyGroup]: SharedBody
 
   get locked (): boolean { return this[kLazyGroup].stream?.locked ?? false }
