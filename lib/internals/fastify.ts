@@ -1,5 +1,5 @@
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify'
-import { findSymbol } from './find-symbol.js'
+import { findSymbol, readPrivate, writePrivate } from './find-symbol.js'
 
 /** An onSend hook as Fastify stores it on the route context (bound, with its plugin's `this`). */
 export type OnSendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err?: Error | null, payload?: unknown) => void) => unknown
@@ -19,7 +19,7 @@ export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null 
   const request = reply.request
   kRouteContext ??= findSymbol(request, 'fastify.context')
   if (kRouteContext === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return undefined
-  const context = (request as unknown as Record<symbol, RouteContext | undefined>)[kRouteContext]
+  const context = readPrivate<RouteContext | undefined>(request, kRouteContext)
   if (context === undefined || context === null) return undefined
   const hooks = context.onSend
   if (hooks === null) return null
@@ -44,14 +44,14 @@ let kRouteContext: symbol | null | undefined
  */
 export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean {
   if (kRouteContext === null || kRouteContext === undefined) return false
-  const request = reply.request as unknown as Record<symbol, RouteContext | undefined>
-  const context = request[kRouteContext]
+  const request = reply.request
+  const context = readPrivate<RouteContext | undefined>(request, kRouteContext)
   if (context === undefined || context === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return false
-  request[kRouteContext] = Object.create(context, { onSend: { value: null } }) as RouteContext
+  writePrivate(request, kRouteContext, Object.create(context, { onSend: { value: null } }))
   try {
     reply.send(payload)
   } finally {
-    request[kRouteContext] = context
+    writePrivate(request, kRouteContext, context)
   }
   return true
 }
@@ -66,7 +66,7 @@ export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean 
 export function replyHeaders (reply: FastifyReply): Record<string, string | string[]> {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null) return reply.getHeaders() as Record<string, string | string[]>
-  return (reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders]
+  return readPrivate<Record<string, string | string[]>>(reply, kReplyHeaders)
 }
 
 let kReplyHeaders: symbol | null | undefined
@@ -80,7 +80,7 @@ let kReplyHeaders: symbol | null | undefined
 export function ownReplyHeaders (reply: FastifyReply): Record<string, string | string[]> | undefined {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return undefined
-  return (reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders]
+  return readPrivate<Record<string, string | string[]>>(reply, kReplyHeaders)
 }
 
 /**
@@ -92,7 +92,7 @@ export function ownReplyHeaders (reply: FastifyReply): Record<string, string | s
 export function setReplyHeaders (reply: FastifyReply, headers: Record<string, string | string[]>): boolean {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return false
-  ;(reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders] = headers
+  writePrivate(reply, kReplyHeaders, headers)
   return true
 }
 
@@ -105,7 +105,7 @@ export function setReplyHeaders (reply: FastifyReply, headers: Record<string, st
 export function hasReplyTrailers (reply: FastifyReply): boolean {
   kReplyTrailers ??= findSymbol(reply, 'fastify.reply.trailers')
   if (kReplyTrailers === null) return true
-  return (reply as unknown as Record<symbol, unknown>)[kReplyTrailers] !== null
+  return readPrivate<unknown>(reply, kReplyTrailers) !== null
 }
 
 let kReplyTrailers: symbol | null | undefined
@@ -132,10 +132,11 @@ function isFastify (scope: Partial<FastifyInstance> | null): scope is FastifyIns
 
 /** The HTTP methods the instance accepts (`fastify.supportedMethods`). */
 export function supportedMethods (fastify: FastifyInstance): HTTPMethods[] {
-  return (fastify as unknown as { supportedMethods: HTTPMethods[] }).supportedMethods
+  return (fastify as FastifyInstance & { supportedMethods: HTTPMethods[] }).supportedMethods
 }
 
 /** Fastify's FST_ERR_REP_RESPONSE_BODY_CONSUMED: a Response whose body was already read. */
 export function responseBodyConsumed (): Error {
-  return new (errorCodes as unknown as Record<'FST_ERR_REP_RESPONSE_BODY_CONSUMED', new () => Error>).FST_ERR_REP_RESPONSE_BODY_CONSUMED()
+  const codes: Partial<Record<'FST_ERR_REP_RESPONSE_BODY_CONSUMED', new () => Error>> = errorCodes
+  return new codes.FST_ERR_REP_RESPONSE_BODY_CONSUMED!()
 }

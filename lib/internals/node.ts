@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { Http2ServerResponse } from 'node:http2'
-import { findSymbol } from './find-symbol.js'
+import { findSymbol, readPrivate } from './find-symbol.js'
 
 // Node's ServerResponse internals (lib/_http_outgoing.js), checked on Node
 // 20.20, 22.23, 24.22 and 26.12. Each function below falls back to the
@@ -33,7 +33,7 @@ export function nodeWritesLength (raw: object): boolean {
 
 /** Has Node write `Content-Length: length` itself (where nodeWritesLength said it can). */
 export function setContentLength (raw: ServerResponse, length: number): void {
-  (raw as unknown as NodeOutgoing)._contentLength = length
+  (raw as ServerResponse & NodeOutgoing)._contentLength = length
 }
 
 /**
@@ -44,7 +44,7 @@ export function setContentLength (raw: ServerResponse, length: number): void {
 export function forgetFailedHead (raw: object): void {
   // HTTP/2 has neither (and warns when statusMessage is set).
   if (isHttp2(raw)) return
-  const out = raw as unknown as NodeOutgoing
+  const out = raw as Partial<NodeOutgoing>
   if (out._contentLength !== undefined) out._contentLength = null
   out.statusMessage = undefined
 }
@@ -77,7 +77,7 @@ export function canChunk (raw: object): boolean {
 export function hasRawHeaders (raw: ServerResponse): boolean {
   kOutHeaders ??= findSymbol(raw, 'kOutHeaders')
   if (kOutHeaders === null) return raw.getHeaderNames().length > 0
-  return (raw as unknown as Record<symbol, object | null | undefined>)[kOutHeaders] != null
+  return readPrivate<object | null | undefined>(raw, kOutHeaders) != null
 }
 
 let kOutHeaders: symbol | null | undefined

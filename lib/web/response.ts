@@ -46,20 +46,7 @@ const kHeadLength = Symbol('fastify-hono.headLength')
 
 type HeadersRecord = Record<string, string | readonly string[]>
 
-interface Lightweight {
-  [kStatus]: number
-  [kBody]: StoredBody
-  /** What the handler passed as `init.headers` (a record or an array of pairs), never mutated. */
-  [kHeadersInit]: HeadersRecord | Array<[string, string]> | undefined
-  /** The Headers object: the one the handler passed (kept, not copied), or a copy of the init made when someone asked for it. */
-  [kHeaders]: Headers | undefined
-  /** The native Response, once materialized. */
-  [kNative]: globalThis.Response | undefined
-  /** The body shared with copies, once `.body` was asked for or a copy was made. */
-  [kGroup]: SharedBody | undefined
-  /** For `new Response(null, getResponse)` (Hono's HEAD): the length the GET body has. */
-  [kHeadLength]: number | undefined
-}
+type Lightweight = LightweightResponse
 
 function isStoredBody (body: unknown): body is StoredBody | undefined {
   return body === undefined || body === null || typeof body === 'string' ||
@@ -67,6 +54,19 @@ function isStoredBody (body: unknown): body is StoredBody | undefined {
 }
 
 export class LightweightResponse {
+  declare [kStatus]: number
+  declare [kBody]: StoredBody
+  /** What the handler passed as `init.headers` (a record or an array of pairs), never mutated. */
+  declare [kHeadersInit]: HeadersRecord | Array<[string, string]> | undefined
+  /** The Headers object: the one the handler passed (kept, not copied), or a copy of the init made when someone asked for it. */
+  declare [kHeaders]: Headers | undefined
+  /** The native Response, once materialized. */
+  declare [kNative]: globalThis.Response | undefined
+  /** The body shared with copies, once `.body` was asked for or a copy was made. */
+  declare [kGroup]: SharedBody | undefined
+  /** For `new Response(null, getResponse)` (Hono's HEAD): the length the GET body has. */
+  declare [kHeadLength]: number | undefined
+
   constructor (body?: BodyInit | null, init?: ResponseInit) {
     const status = init?.status
     const headers = init?.headers
@@ -79,7 +79,7 @@ export class LightweightResponse {
     const group = simpleInit ? groupOfUsableStream(body) : undefined
     if (group !== undefined && group.members < MAX_MEMBERS) {
       group.members++
-      const self = this as unknown as Lightweight
+      const self = this
       self[kStatus] = status ?? 200
       self[kBody] = group.body
       self[kNative] = undefined
@@ -95,9 +95,10 @@ export class LightweightResponse {
       const nativeBody = isForeignStream(body) ? foreignStream(body) : realStream(body)
       const native = new NativeResponse(nativeBody, init)
       // A stream body adds no Content-Type: the handler's Headers object is all there is to keep.
-      return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined)
+      // The constructor answers with the native Response itself.
+      return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined) as unknown as LightweightResponse
     }
-    const self = this as unknown as Lightweight
+    const self = this
     self[kStatus] = status ?? 200
     self[kBody] = body ?? null
     self[kNative] = undefined
@@ -113,7 +114,7 @@ export class LightweightResponse {
     }
   }
 
-  get status (): number { return (this as unknown as Lightweight)[kStatus] }
+  get status (): number { return this[kStatus] }
   get ok (): boolean { const status = this.status; return status >= 200 && status <= 299 }
   get statusText (): string { const native = nativeOf(this); return native === undefined ? '' : native.statusText }
   get type (): ResponseType { const native = nativeOf(this); return native === undefined ? 'default' : native.type }
@@ -121,7 +122,7 @@ export class LightweightResponse {
   get redirected (): boolean { const native = nativeOf(this); return native === undefined ? false : native.redirected }
 
   get headers (): Headers {
-    const self = this as unknown as Lightweight
+    const self = this
     let headers = self[kHeaders]
     if (headers === undefined) {
       headers = withDefaultType(copyHeaders(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
@@ -131,7 +132,7 @@ export class LightweightResponse {
   }
 
   get body (): ReadableStream<Uint8Array> | null {
-    const self = this as unknown as Lightweight
+    const self = this
     const native = self[kNative]
     if (native !== undefined) return native.body
     const stored = self[kBody]
@@ -142,7 +143,7 @@ export class LightweightResponse {
   }
 
   get bodyUsed (): boolean {
-    const self = this as unknown as Lightweight
+    const self = this
     const native = self[kNative]
     if (native !== undefined) return native.bodyUsed
     const group = self[kGroup]
@@ -163,7 +164,7 @@ export class LightweightResponse {
     // An unusable body (read, locked or sent): the native clone() throws its TypeError.
     const native = materialize(this).clone()
     // The current headers, not those at materialization; a copy, so the default type is added as natively.
-    return wrapNative(native, withDefaultType(copyHeaders(this.headers), (this as unknown as Lightweight)[kBody]))
+    return wrapNative(native, withDefaultType(copyHeaders(this.headers), this[kBody]))
   }
 
   static json (data: unknown, init?: ResponseInit): globalThis.Response {
