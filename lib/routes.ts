@@ -122,7 +122,7 @@ function registryOf (fastify: FastifyInstance): Registry {
  * a scope's onRoute hooks into the scopes created in it later, but not into
  * those that exist already, hence every level. If the scopes around a plugin
  * cannot be found (see enclosingScopes), a wildcard route added after the
- * mount fails with FST_ERR_DUPLICATED_ROUTE, as it did before this rule.
+ * mount fails with FST_ERR_DUPLICATED_ROUTE.
  */
 function watchLaterRoutes (fastify: FastifyInstance, registry: Registry): void {
   for (const scope of enclosingScopes(fastify)) {

@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream'
  * place), and undefined when the body is not known to be whole. If a Node
  * version cleared the buffer on destroy, read() would return null and the
  * caller's length check (or an empty rest where bytes are missing) fails the
- * read as an aborted upload, as it did before.
+ * read as an aborted upload.
  */
 export function bufferedRest (source: Readable, incoming: object): Buffer[] | undefined {
   if (source !== incoming || !(source instanceof IncomingMessage) || !source.complete) return undefined

@@ -182,7 +182,7 @@ export class LightweightResponse {
   /**
    * The copy hook proposed to Hono upstream: a copy with the same
    * stored body, status and its own copy of the headers, or undefined to
-   * decline, in which case Hono copies through `.body` as before.
+   * decline, in which case Hono copies through `.body`.
    */
   static [Symbol.for('hono.response.copyHeaders')] (response: unknown): globalThis.Response | undefined {
     if (typeof response !== 'object' || response === null || types.isProxy(response)) return undefined
