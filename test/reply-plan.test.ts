@@ -29,7 +29,7 @@ function facts (over: Partial<ReplyFacts> = {}): ReplyFacts {
 }
 
 function parts (over: Partial<ResponseParts> = {}): ResponseParts {
-  return { status: 200, body: 'hello', init: { 'content-type': 'text/plain' }, headers: undefined, headLength: undefined, ...over }
+  return { status: 200, body: 'hello', init: { 'content-type': 'text/plain' }, headers: undefined, headLength: undefined, appWrote: false, ...over }
 }
 
 const whole = Buffer.from('read whole')

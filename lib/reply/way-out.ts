@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { onSendHooks, ownReplyHeaders, replyHeaders, responseBodyConsumed } from '../internals/fastify.js'
 import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
-import { alreadySentByTheApp, claimBody, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
+import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeFast } from './fast-writer.js'
 import { writeAfterOnSendHooks } from './on-send.js'
@@ -28,9 +28,7 @@ import { wentOut } from './went-out.js'
 export function writeResponse (request: FastifyRequest, reply: FastifyReply, response: Response): FastifyReply | Promise<FastifyReply | undefined> | undefined {
   const parts = responseParts(response)
   if (parts === undefined) return writeNative(request, reply, response)
-  if (alreadySentByTheApp(response, parts)) return leftToTheApp(reply)
-  // A body shared with copies (or this same response sent before) goes out once.
-  if (parts.body !== null && !claimBody(response)) throw responseBodyConsumed()
+  if (parts.appWrote) return leftToTheApp(reply)
   const facts = replyFacts(request, reply)
   return carryOut(planReply(parts, 'stored', '', facts), facts, request, reply, response, parts, undefined)
 }
@@ -43,7 +41,7 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
  * chunked stays a stream, however short.
  */
 async function writeNative (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> {
-  if (alreadySentByTheApp(response, undefined)) return leftToTheApp(reply)
+  if (response.body === null && response.headers.has(ALREADY_SENT)) return leftToTheApp(reply)
   if (response.bodyUsed) throw responseBodyConsumed()
   const { status, headers, body } = response
   let kind: BodyKind = 'none'
@@ -59,7 +57,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
       started = ready
     }
   }
-  const parts: ResponseParts = { status, body: stored, init: undefined, headers, headLength: undefined }
+  const parts: ResponseParts = { status, body: stored, init: undefined, headers, headLength: undefined, appWrote: false }
   const facts = replyFacts(request, reply)
   return await carryOut(planReply(parts, kind, response.statusText, facts), facts, request, reply, response, parts, started)
 }

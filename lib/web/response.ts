@@ -17,6 +17,7 @@
 import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
 import { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { responseBodyConsumed } from '../internals/fastify.js'
 import { foreignHeaders, foreignStream, isForeignStream, isResponseShaped, type ForeignResponse } from './foreign.js'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsable, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
@@ -357,6 +358,8 @@ export interface ResponseParts {
   headers: Headers | undefined
   /** For a HEAD answer made from a GET response: the GET body's length. */
   headLength: number | undefined
+  /** The app wrote the raw response itself and returned the marker saying so (ALREADY_SENT). */
+  appWrote: boolean
 }
 
 /**
@@ -399,10 +402,15 @@ export function responseParts (response: object): ResponseParts | undefined {
   const self = response as Partial<Lightweight>
   if (self[kStatus] === undefined || self[kNative] !== undefined) return undefined
   const init = self[kHeadersInit]
-  const headLength = self[kHeadLength]
+  const body = self[kBody] as StoredBody
   // Pairs may repeat a name, which Headers combines: let Headers read them.
-  if (Array.isArray(init)) return { status: self[kStatus], body: self[kBody] as StoredBody, init: undefined, headers: (response as LightweightResponse).headers, headLength }
-  return { status: self[kStatus], body: self[kBody] as StoredBody, init, headers: self[kHeaders], headLength }
+  const parts: ResponseParts = Array.isArray(init)
+    ? { status: self[kStatus], body, init: undefined, headers: (response as LightweightResponse).headers, headLength: self[kHeadLength], appWrote: false }
+    : { status: self[kStatus], body, init, headers: self[kHeaders], headLength: self[kHeadLength], appWrote: false }
+  if (body === null) parts.appWrote = isAlreadySentMarker(parts)
+  // A body shared with copies (or this same response sent before) goes out once.
+  else if (!claimBody(self as Lightweight)) throw responseBodyConsumed()
+  return parts
 }
 
 /**
@@ -410,8 +418,7 @@ export function responseParts (response: object): ResponseParts | undefined {
  * (through any member of its group), true otherwise, and from then on every
  * member reads as consumed.
  */
-export function claimBody (response: object): boolean {
-  const self = response as Lightweight
+function claimBody (self: Lightweight): boolean {
   const group = self[kGroup]
   if (group === undefined) {
     // Sole owner: a later read or send of this same object must fail too.
@@ -429,15 +436,10 @@ export function claimBody (response: object): boolean {
  * (`@hono/node-server/utils/response`): a bodiless Response an app returns
  * after writing the raw response itself.
  */
-const ALREADY_SENT = 'x-hono-already-sent'
+export const ALREADY_SENT = 'x-hono-already-sent'
 
-/**
- * Whether the response is that marker (`parts`: what responseParts gave).
- * Only bodiless responses are looked at, without building their Headers.
- */
-export function alreadySentByTheApp (response: globalThis.Response, parts: ResponseParts | undefined): boolean {
-  if (parts === undefined) return response.body === null && response.headers.has(ALREADY_SENT)
-  if (parts.body !== null) return false
+/** Whether a bodiless lightweight response is that marker, without building its Headers. */
+function isAlreadySentMarker (parts: ResponseParts): boolean {
   if (parts.headers !== undefined) return parts.headers.has(ALREADY_SENT)
   const init = parts.init
   if (init === undefined || init === null) return false
