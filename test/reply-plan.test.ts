@@ -24,6 +24,7 @@ function facts (over: Partial<ReplyFacts> = {}): ReplyFacts {
     rawContentType: false,
     chunking: true,
     nodeWritesLength: true,
+    injected: false,
     ...over
   }
 }
@@ -185,4 +186,11 @@ test('a live stream over HTTP/2: an object head without HTTP/1\'s connection hea
   t.equal(plan.way, 'stream')
   t.same(plan.head, { 'x-hook': 'h', 'content-type': 'text/event-stream' })
   t.equal(plan.merge, undefined, 'merged into a copy')
+})
+
+test('inject(): the length goes to writeHead, where light-my-request sees it', async (t) => {
+  const plan = planReply(parts(), 'stored', '', facts({ injected: true }))
+  t.equal(plan.way, 'fast')
+  t.equal(plan.length, 5)
+  t.equal(plan.nodeWritesLength, false, 'explicit, not written by Node')
 })

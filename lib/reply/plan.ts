@@ -56,6 +56,8 @@ export interface ReplyFacts {
   chunking: boolean
   /** Node can write the Content-Length itself (internals/node.ts, nodeWritesLength). */
   nodeWritesLength: boolean
+  /** The response is fastify.inject()'s (internals/light-my-request.ts), which sees only the headers writeHead is given. */
+  injected: boolean
 }
 
 /** What writing a head takes (head.ts, writePlannedHead). */
@@ -217,7 +219,8 @@ const EMPTY_LIST: readonly string[] = Object.freeze([])
 
 /**
  * The Content-Length of a stored body: none for 204 and 304 (Node marks
- * them bodiless), Node's own where it can write one, else explicit. A HEAD
+ * them bodiless), Node's own where it can write one, else explicit (and
+ * explicit for inject(), so that it shows the length the socket shows). A HEAD
  * answer made from a GET response (`new Response(null, getResponse)`, as
  * Hono answers HEAD) announces the GET body's length.
  */
@@ -227,7 +230,7 @@ function planLength (plan: Plan, parts: ResponseParts, facts: ReplyFacts): void 
   if (status === 204 || status === 304) return
   const body = plan.body
   const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
-  if (facts.nodeWritesLength) {
+  if (facts.nodeWritesLength && !facts.injected) {
     plan.length = length
     plan.nodeWritesLength = true
   } else if (facts.method === 'HEAD' && parts.body === null) {

@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer'
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { onSendHooks, ownReplyHeaders, replyHeaders, responseBodyConsumed } from '../internals/fastify.js'
+import { isInjected } from '../internals/light-my-request.js'
 import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
 import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
@@ -77,7 +78,8 @@ function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
     rawFraming: rawHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')),
     rawContentType: rawHeaders && raw.hasHeader('content-type'),
     chunking: canChunk(raw),
-    nodeWritesLength: nodeWritesLength(raw)
+    nodeWritesLength: nodeWritesLength(raw),
+    injected: isInjected(raw)
   }
 }
 
