@@ -96,17 +96,17 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
     throw new FST_ERR_HONO_INVALID_OPTION('overrideGlobalObjects', `must be a boolean, got ${JSON.stringify(overrideGlobalObjects)}`)
   }
   if (!(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMEOUT)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('drainTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(drainTimeout)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('drainTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(drainTimeout)}`)
   }
   if (!(Number.isSafeInteger(drainLimit) && drainLimit >= 0)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${describe(drainLimit)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${printedValue(drainLimit)}`)
   }
   checkOpenAPIOption(openapi, app)
   return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket) }
 }
 
 /** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */
-function describe (value: unknown): string {
+function printedValue (value: unknown): string {
   return typeof value === 'number' ? String(value) : JSON.stringify(value)
 }
 
@@ -123,10 +123,10 @@ function checkWebSocketOption (websocket: WebSocketOption | undefined): Resolved
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'needs a WebSocketServer created with { noServer: true }: Fastify routes the upgrades')
   }
   if (!(maxBufferedAmount === Infinity || (Number.isSafeInteger(maxBufferedAmount) && maxBufferedAmount > 0))) {
-    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${describe(maxBufferedAmount)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${printedValue(maxBufferedAmount)}`)
   }
   if (!(Number.isInteger(closeTimeout) && closeTimeout >= 0 && closeTimeout <= MAX_TIMEOUT)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(closeTimeout)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(closeTimeout)}`)
   }
   return { server, maxBufferedAmount, closeTimeout }
 }

@@ -8,7 +8,7 @@ import type { DrainBounds } from './request/body.js'
 import { closeIfTooLarge, closesOnParserError, passBodiesThrough } from './request/parser.js'
 import { createMount } from './request/url.js'
 import { nameRoutes } from './route-name.js'
-import { registerMountRoutes, type MountRoute } from './routes.js'
+import { registerMountRoutes, type MountRoute } from './mount-routes.js'
 import { installLightweightGlobals } from './web/globals.js'
 import { closeWebSockets, routeUpgrades, type AcceptOptions } from './ws/server.js'
 
@@ -59,7 +59,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   route[kMountHandler] = handler
   fastify.addHook('onRoute', keepMountHandler)
   // `/prefix` itself, then `/prefix/` and everything below it, for the
-  // methods no Fastify route holds there (lib/routes.ts).
+  // methods no Fastify route holds there (lib/mount-routes.ts).
   registerMountRoutes(fastify, route)
 }
 

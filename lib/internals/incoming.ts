@@ -53,6 +53,6 @@ export function closeConnection (incoming: IncomingMessage): void {
  * drain's 'data' listener would see nothing and its byte bound could not
  * count, but its time bound would still close the connection.
  */
-export function whenResponseFinished (outgoing: ServerResponse, listener: () => void): void {
+export function beforeUnreadBodyIsDumped (outgoing: ServerResponse, listener: () => void): void {
   outgoing.prependOnceListener('finish', listener)
 }

@@ -3,7 +3,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http'
 import { constants as http2Constants, type Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyReply } from 'fastify'
-import { bufferedRest, closeConnection, whenResponseFinished } from '../internals/incoming.js'
+import { bufferedRest, closeConnection, beforeUnreadBodyIsDumped } from '../internals/incoming.js'
 import { isHttp2 } from '../internals/node.js'
 
 /** How long and how much of an unread body is read once the response is out: see afterApp. */
@@ -76,7 +76,7 @@ export class RequestBody {
     }
     const outgoing = reply.raw
     if (outgoing.writableFinished) this.release()
-    else whenResponseFinished(outgoing as ServerResponse, () => this.release())
+    else beforeUnreadBodyIsDumped(outgoing as ServerResponse, () => this.release())
   }
 
   /**

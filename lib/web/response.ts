@@ -108,7 +108,7 @@ export class LightweightResponse {
     if (isHeadersObject(headers)) {
       self[kHeadersInit] = undefined
       // Kept as given, without the default Content-Type, which the writers add on the wire.
-      self[kHeaders] = isPlainInit(init) ? headers as Headers : withDefaultType(copyHeaders(headers), self[kBody])
+      self[kHeaders] = isPlainInit(init) ? headers as Headers : withFetchDefaultType(copyHeaders(headers), self[kBody])
     } else {
       self[kHeadersInit] = headers as HeadersRecord | Array<[string, string]> | undefined
       self[kHeaders] = undefined
@@ -126,7 +126,7 @@ export class LightweightResponse {
     const self = this
     let headers = self[kHeaders]
     if (headers === undefined) {
-      headers = withDefaultType(copyHeaders(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
+      headers = withFetchDefaultType(copyHeaders(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
       self[kHeaders] = headers
     }
     return headers
@@ -165,7 +165,7 @@ export class LightweightResponse {
     // An unusable body (read, locked or sent): the native clone() throws its TypeError.
     const native = materialize(this).clone()
     // The current headers, not those at materialization; a copy, so the default type is added as natively.
-    return wrapNative(native, withDefaultType(copyHeaders(this.headers), this[kBody]))
+    return wrapNative(native, withFetchDefaultType(copyHeaders(this.headers), this[kBody]))
   }
 
   static json (data: unknown, init?: ResponseInit): globalThis.Response {
@@ -273,8 +273,8 @@ function lengthOfStored (init: unknown): number | undefined {
   return typeof stored === 'string' ? Buffer.byteLength(stored) : stored.byteLength
 }
 
-/** `headers` is a fresh lightweight copy. */
-function withDefaultType (headers: Headers, body: StoredBody): Headers {
+/** What the Fetch constructor adds to a string body's headers (its text type; nothing for bytes). `headers` is a fresh lightweight copy. */
+function withFetchDefaultType (headers: Headers, body: StoredBody): Headers {
   return typeof body === 'string' ? defaultContentType(headers, DEFAULT_TEXT_TYPE) : headers
 }
 
@@ -327,7 +327,7 @@ function materialize (response: object): globalThis.Response {
     } else {
       // A shared body materializes over the group's one stream, so reading any member consumes it for all.
       // A stream implies no type: a string's default, which a kept Headers object lacks, is given as the constructor would.
-      if (typeof stored === 'string' && !headers.has('content-type')) headers = withDefaultType(copyHeaders(headers), stored)
+      if (typeof stored === 'string' && !headers.has('content-type')) headers = withFetchDefaultType(copyHeaders(headers), stored)
       native = new NativeResponse(streamOf(group), { status: self[kStatus], headers })
     }
     self[kNative] = native
