@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
 import { forgetFailedHead, setContentLength } from '../internals/node.js'
-import { addHeaders, type AppHeaders, type HeadLines, type HeadPlan } from './plan.js'
+import type { AppHeaders, HeadLines, HeadPlan } from './plan.js'
 
 /**
  * Writing the head: the one guarded writeHead of the plugin, and the merge
@@ -63,9 +63,9 @@ export function writeHead (raw: ServerResponse | Http2ServerResponse, status: nu
   try {
     (raw as ServerResponse).writeHead(status, head as OutgoingHttpHeaders)
   } catch (err) {
-    forgetFailedHead(raw)
     if (typeof undo === 'function') undo()
     else if (undo !== undefined) undoMerge(undo)
+    forgetFailedHead(raw)
     throw err
   }
 }
@@ -90,4 +90,52 @@ export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, pla
 function withLength (headers: HeadLines, length: number): HeadLines {
   if (Array.isArray(headers)) return [...headers, 'content-length', String(length)]
   return { ...headers, 'content-length': String(length) }
+}
+
+/**
+ * Adds the app's headers (a list, or a record whose names are lowercased
+ * here) to a record; `changes`, when given, notes each name and the value it
+ * replaced.
+ */
+export function addHeaders (record: Record<string, string | string[]>, source: AppHeaders, changes: Array<string | string[] | undefined> | undefined): void {
+  if (Array.isArray(source)) {
+    const list = source as readonly string[]
+    for (let i = 0; i < list.length; i += 2) {
+      const before = addHeader(record, list[i], list[i + 1])
+      changes?.push(list[i], before)
+    }
+    return
+  }
+  const init = source as Readonly<Record<string, string>>
+  for (const name in init) {
+    const lower = name.toLowerCase()
+    const before = addHeader(record, lower, init[name])
+    changes?.push(lower, before)
+  }
+}
+
+/** Adds one app header (lowercase name): the app wins, Set-Cookie and Vary combine. Returns the value it replaced. */
+function addHeader (record: Record<string, string | string[]>, name: string, value: string): string | string[] | undefined {
+  const existing = record[name]
+  if (existing === undefined) record[name] = value
+  else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]
+  else if (name === 'vary') record[name] = combineVary(String(existing), value)
+  else record[name] = value
+  return existing
+}
+
+/** Merges two Vary lists, each field once (case-insensitively), `*` absorbing the rest. */
+export function combineVary (first: string, second: string): string {
+  const seen = new Set<string>()
+  const fields: string[] = []
+  for (const field of (first + ',' + second).split(',')) {
+    const trimmed = field.trim()
+    if (trimmed === '') continue
+    if (trimmed === '*') return '*'
+    const key = trimmed.toLowerCase()
+    if (seen.has(key)) continue
+    seen.add(key)
+    fields.push(trimmed)
+  }
+  return fields.join(', ')
 }

@@ -4,6 +4,7 @@ import type { OnSendHook } from '../internals/fastify.js'
 import { headerList, isLightweightHeaders } from '../web/headers.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import type { StoredBody } from '../web/shared-body.js'
+import { addHeaders } from './head.js'
 import type { SendReason } from './reasons.js'
 
 /**
@@ -336,54 +337,6 @@ function mergedCopy (record: OutgoingHttpHeaders, source: AppHeaders): Record<st
   const copy = { ...record } as Record<string, string | string[]>
   addHeaders(copy, source, undefined)
   return copy
-}
-
-/**
- * Adds the app's headers (a list, or a record whose names are lowercased
- * here) to a record; `changes`, when given, notes each name and the value it
- * replaced.
- */
-export function addHeaders (record: Record<string, string | string[]>, source: AppHeaders, changes: Array<string | string[] | undefined> | undefined): void {
-  if (Array.isArray(source)) {
-    const list = source as readonly string[]
-    for (let i = 0; i < list.length; i += 2) {
-      const before = addHeader(record, list[i], list[i + 1])
-      changes?.push(list[i], before)
-    }
-    return
-  }
-  const init = source as Readonly<Record<string, string>>
-  for (const name in init) {
-    const lower = name.toLowerCase()
-    const before = addHeader(record, lower, init[name])
-    changes?.push(lower, before)
-  }
-}
-
-/** Adds one app header (lowercase name): the app wins, Set-Cookie and Vary combine. Returns the value it replaced. */
-function addHeader (record: Record<string, string | string[]>, name: string, value: string): string | string[] | undefined {
-  const existing = record[name]
-  if (existing === undefined) record[name] = value
-  else if (name === 'set-cookie') record[name] = Array.isArray(existing) ? [...existing, value] : [existing, value]
-  else if (name === 'vary') record[name] = combineVary(String(existing), value)
-  else record[name] = value
-  return existing
-}
-
-/** Merges two Vary lists, each field once (case-insensitively), `*` absorbing the rest. */
-export function combineVary (first: string, second: string): string {
-  const seen = new Set<string>()
-  const fields: string[] = []
-  for (const field of (first + ',' + second).split(',')) {
-    const trimmed = field.trim()
-    if (trimmed === '') continue
-    if (trimmed === '*') return '*'
-    const key = trimmed.toLowerCase()
-    if (seen.has(key)) continue
-    seen.add(key)
-    fields.push(trimmed)
-  }
-  return fields.join(', ')
 }
 
 // Connection-specific headers: HTTP/2 forbids them, and Node's
