@@ -50,6 +50,16 @@ export function joinPath (prefix: string, path: string): string {
   return base + (path.charCodeAt(0) === 47 ? path : '/' + path)
 }
 
+/** Where the path of an origin-form target ends: at its query or fragment, or at its end. */
+export function pathEnd (target: string): number {
+  let end = target.length
+  const query = target.indexOf('?')
+  if (query !== -1) end = query
+  const hash = target.indexOf('#')
+  if (hash !== -1 && hash < end) end = hash
+  return end
+}
+
 /**
  * The path and query the mounted app sees. The prefix is removed by counting
  * segments of the raw target, not by comparing text: the router has already
@@ -60,11 +70,7 @@ export function joinPath (prefix: string, path: string): string {
 function appPath (target: string, mount: Mount): string {
   const path = originForm(target)
   if (mount.segments === 0) return path
-  let end = path.length
-  const query = path.indexOf('?')
-  if (query !== -1) end = query
-  const hash = path.indexOf('#')
-  if (hash !== -1 && hash < end) end = hash
+  const end = pathEnd(path)
 
   // Skip `segments` segments; runs of slashes count as one (ignoreDuplicateSlashes).
   let at = 0
