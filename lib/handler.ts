@@ -4,8 +4,10 @@ import type { FastifyHonoBindings, FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { wasUnmatched } from './app-view.js'
 import { isHttp2 } from './internals/node.js'
+import { closeConnectionIfClosing } from './reply/open-streams.js'
 import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
+import { appErrorToFastify } from './request/body-errors.js'
 import { bridgeRequest, requestBody } from './request/bridge.js'
 import type { Mount } from './request/url.js'
 import { lightweightGlobalsInstalled } from './web/globals.js'
@@ -58,7 +60,7 @@ export function mountHandler (context: MountContext): MountHandler {
         (response) => respond(context, request, reply, env, body, response),
         (err: unknown) => {
           body?.afterApp(reply)
-          throw tooLarge(request, reply, body) ?? err
+          throw tooLarge(request, reply, body) ?? appErrorToFastify(err, request, body)
         })
     }
     return respond(context, request, reply, env, body, result)
@@ -100,6 +102,7 @@ function respond (context: MountContext, request: FastifyRequest, reply: Fastify
     reply.callNotFound()
     return reply
   }
+  closeConnectionIfClosing(reply)
   return writeResponse(request, reply, appResponse)
 }
 

@@ -13,7 +13,11 @@ function fastifyHono (fastify: FastifyInstance, options: Options): Promise<void>
 // fastify-plugin marks the function itself and sets its `default` and
 // `fastifyHono` properties, which the namespace below declares.
 fp(fastifyHono, {
-  fastify: '5.x',
+  // The peer range (package.json), which Fastify checks against its version
+  // at register(). `^6.0.0-0` rather than `6.x`: Fastify compares without
+  // prereleases unless its own version matches -rc, -pre or -alpha, so `6.x`
+  // would refuse a 6.0.0-beta (docs/versions.md).
+  fastify: '^5.0.0 || ^6.0.0-0',
   name: 'fastify-hono',
   // Keep the scope: the prefix applies and the passthrough body parser stays inside it.
   encapsulate: true

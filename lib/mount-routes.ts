@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { FST_ERR_HONO_DUPLICATED_MOUNT, FST_ERR_HONO_INVALID_PREFIX } from './errors.js'
 import { enclosingScopes, supportedMethods } from './internals/fastify.js'
 
 /**
@@ -55,7 +56,7 @@ export function registerMountRoutes (fastify: FastifyInstance, route: MountRoute
   for (const [url, options] of targets) {
     const methods = supportedMethods(fastify).filter((method) => !takenByFastify(fastify, registry, method, url))
     if (methods.length === 0) continue
-    fastify.route({ ...options, method: methods })
+    addRoute(fastify, { ...options, method: methods })
     for (const method of methods) {
       let keys = registry.routes.get(method)
       if (keys === undefined) registry.routes.set(method, keys = new Set())
@@ -85,13 +86,33 @@ function routeKey (url: string): string {
   return key.toLowerCase()
 }
 
-/** Whether a route that is not a mount's holds `method` at `url`, unconstrained. */
+/**
+ * Whether a route that is not a mount's holds `method` at `url`,
+ * unconstrained. Another mount there is an error that names the prefix
+ * (Fastify's own would list every method of the catch-all).
+ */
 function takenByFastify (fastify: FastifyInstance, registry: MountRouteRegistry, method: string, url: string): boolean {
-  if (registry.routes.get(method)?.has(routeKey(url)) === true) {
-    // Another mount: registering anyway lets Fastify report the duplicate.
-    return false
+  const taken = hasRoute(fastify, method, url)
+  if (taken && registry.routes.get(method)?.has(routeKey(url)) === true) throw new FST_ERR_HONO_DUPLICATED_MOUNT(shownPrefix(fastify))
+  return taken
+}
+
+/**
+ * Adds one of the mount's routes. The router refuses some prefixes with an
+ * uncoded error (find-my-way: a `*` before the end, say): that becomes an
+ * error naming the prefix.
+ */
+function addRoute (fastify: FastifyInstance, route: RouteOptions): void {
+  try {
+    fastify.route(route)
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== undefined) throw err
+    throw new FST_ERR_HONO_INVALID_PREFIX(shownPrefix(fastify), (err as Error).message, { cause: err })
   }
-  return hasRoute(fastify, method, url)
+}
+
+function shownPrefix (fastify: FastifyInstance): string {
+  return fastify.prefix === '' ? '/' : fastify.prefix
 }
 
 function hasRoute (fastify: FastifyInstance, method: string, url: string): boolean {

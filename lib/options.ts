@@ -46,6 +46,20 @@ export interface FastifyHonoOptions {
   websocket?: WebSocketOption
 }
 
+/**
+ * Every option of the plugin's own, by name: anything else passed to
+ * `register`, other than Fastify's own register options, is refused.
+ */
+export const OPTION_NAMES = Object.freeze([
+  'app', 'stripPrefix', 'notFound', 'bodyLimit', 'overrideGlobalObjects', 'drainTimeout', 'drainLimit', 'openapi', 'websocket'
+] as const)
+
+// Every key of FastifyHonoOptions must be in OPTION_NAMES: a compile error otherwise.
+export const EVERY_OPTION_LISTED: [Exclude<keyof FastifyHonoOptions, typeof OPTION_NAMES[number]>] extends [never] ? true : never = true
+
+/** The options Fastify's `register` itself reads (plugin-override.js, fastify 5.0 to 5.12.8). */
+const REGISTER_OPTION_NAMES: readonly string[] = ['prefix', 'logLevel', 'logSerializers']
+
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
 const DEFAULT_DRAIN_TIMEOUT = 500
 const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
@@ -70,6 +84,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (options === null || typeof options !== 'object') {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: register(fastifyHono, { app })')
   }
+  checkOptionNames(options)
   const {
     app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
     drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket
@@ -103,6 +118,34 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   }
   checkOpenAPIOption(openapi, app)
   return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket) }
+}
+
+/**
+ * Refuses a name neither the plugin nor Fastify's `register` knows, so that
+ * `{ app, prefx: '/v2' }` does not mount the app at the root without a word.
+ */
+function checkOptionNames (options: object): void {
+  for (const name of Object.keys(options)) {
+    if ((OPTION_NAMES as readonly string[]).includes(name) || REGISTER_OPTION_NAMES.includes(name)) continue
+    const near = [...OPTION_NAMES, ...REGISTER_OPTION_NAMES].find((known) => closeTo(name, known))
+    throw new FST_ERR_HONO_INVALID_OPTION(name, `is not an option of fastify-hono nor of Fastify's register${near === undefined ? '' : `: did you mean "${near}"?`}`)
+  }
+}
+
+/** Whether two names are at most two single-character edits apart (a typo), case aside. */
+function closeTo (a: string, b: string): boolean {
+  a = a.toLowerCase()
+  b = b.toLowerCase()
+  if (Math.abs(a.length - b.length) > 2) return false
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length] <= 2
 }
 
 /** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */

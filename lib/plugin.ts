@@ -3,6 +3,7 @@ import { mountView } from './app-view.js'
 import { mountHandler, type MountHandler } from './handler.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { documentMount } from './openapi.js'
+import { endOpenStreams } from './reply/open-streams.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import type { DrainBounds } from './request/body.js'
 import { closeIfTooLarge, closesOnParserError, passBodiesThrough } from './request/parser.js'
@@ -30,6 +31,9 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   // `request.honoRoute`: the app's route path, behind the prefix unless the app sees it.
   const trackRoute = nameRoutes(fastify, app, stripPrefix ? fastify.prefix : '')
   passBodiesThrough(fastify)
+
+  // On close, the streams the mounts are writing end (lib/reply/open-streams.ts).
+  fastify.addHook('preClose', (done) => { endOpenStreams(fastify.server); done() })
 
   // WebSockets: upgrades under the prefix routed through Fastify to the app.
   let accept: AcceptOptions | undefined

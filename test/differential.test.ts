@@ -239,6 +239,8 @@ const scenarios: Scenario[] = [
   get('response-json-static', '/static-method/json'),
   get('response-json-static-init', '/static-method/json-init'),
   get('response-redirect-static', '/static-method/redirect'),
+  get('response-redirect-unnormalized', '/static-method/redirect-unnormalized'),
+  get('content-length-shorter-than-body', '/headers/content-length-short'),
 
   // Statuses and headers
   get('status-204', '/status/204'),
@@ -259,6 +261,7 @@ const scenarios: Scenario[] = [
   get('headers-after-body-unprepared', '/headers/after-body-unprepared'),
   get('globals-response-name', '/globals/response-name'),
   get('globals-instanceof', '/globals/instanceof'),
+  get('globals-instanceof-across', '/globals/instanceof-across'),
 
   // HEAD
   get('head-text', '/c/text', { method: 'HEAD' }),
@@ -419,6 +422,7 @@ const scenarios: Scenario[] = [
   h1('read-json-empty', { method: 'POST', path: '/read/json', headers: { 'content-type': 'application/json', 'content-length': '0' } }),
   h1('read-arraybuffer', { method: 'POST', path: '/read/arrayBuffer', headers: { 'content-type': 'application/octet-stream' }, body: binary }),
   h1('read-blob', { method: 'POST', path: '/read/blob', headers: { 'content-type': 'image/png' }, body: binary }),
+  h1('read-bytes', { method: 'POST', path: '/read/bytes', headers: { 'content-type': 'application/octet-stream' }, body: 'some bytes' }),
   h1('read-blob-untyped', { method: 'POST', path: '/read/blob', headers: { 'content-length': '5' }, body: 'bytes' }),
   h1('read-formdata-multipart', { method: 'POST', path: '/read/formData', headers: { 'content-type': multipartType }, body: multipart(boundary) }),
   h1('read-formdata-urlencoded', { method: 'POST', path: '/read/formData', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=two+words&a=3' }),
@@ -480,10 +484,13 @@ const scenarios: Scenario[] = [
   get('request-encoded-param', '/echo/param/caf%C3%A9%20x'),
   get('request-headers', '/echo/request', { headers: { 'x-dup': 'a', 'X-Dup': 'b', cookie: 'a=1', 'x-empty': '', 'x-spaces': '  padded  ' } }),
   get('request-dot-segments', '', { path: (prefix, id) => `${prefix}/x/../echo/request?id=${id}` }),
+  get('request-backslash-path', '', { path: (prefix, id) => `${prefix}/x\\..\\echo/request?id=${id}` }),
+  get('request-backslash-query', '', { path: (prefix, id) => `${prefix}/echo/request?id=${id}&q=a\\..\\b` }),
   get('request-host-uppercase', '/echo/request', { headers: { host: 'LOCALHOST:80' } }),
   get('request-absolute-form-https', '', { path: (prefix, id) => `https://elsewhere.test${prefix}/echo/request?id=${id}` }),
   get('request-bad-percent', '', { path: (prefix) => `${prefix}/echo/param/%zz` }),
   get('request-http10-no-host', '/echo/request', { version: '1.0', headers: { host: undefined } }),
+  get('request-empty-host', '/echo/request', { headers: { host: '' } }),
   h1('method-query-typed', { method: 'QUERY', path: '/upload/text', headers: { 'content-type': 'text/plain' }, body: 'select *' }),
   h1('method-query-untyped', { method: 'QUERY', path: '/upload/text', body: 'select *' }),
   h1('method-options', { method: 'OPTIONS', path: '/echo/request' }),

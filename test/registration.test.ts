@@ -3,6 +3,7 @@ import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { listen } from './helpers/net'
+import { caseInsensitiveFastify } from './helpers/fastify-options'
 
 test('invalid options fail registration with an error naming the option', async (t) => {
   const cases: Array<[string, unknown, RegExp]> = [
@@ -108,7 +109,7 @@ test('stripPrefix: false lets a basePath app see the full path', async (t) => {
   const app = new Hono().basePath('/api/v1')
   app.get('/items/:id', (c) => c.json({ id: c.req.param('id'), path: c.req.path }))
   app.get('/', (c) => c.text('index ' + c.req.path))
-  const server = Fastify({ caseSensitive: false })
+  const server = await caseInsensitiveFastify()
   await server.register(fastifyHono, { app, prefix: '/api/v1', stripPrefix: false })
   t.teardown(() => server.close())
   const { base } = await listen(server)

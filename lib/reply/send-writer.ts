@@ -6,6 +6,7 @@ import { canChunk, isHttp2 } from '../internals/node.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { streamOfStarted, type StartedBody } from './complete-body.js'
 import { afterOnSendHooks, writeAfterHooksOnSend } from './on-send.js'
+import { trackStream } from './open-streams.js'
 import { combineVary } from './head.js'
 import { isCustomStatusText, isHttp2Forbidden } from './plan.js'
 import type { SendReason } from './reasons.js'
@@ -59,6 +60,7 @@ export async function writeThroughReply (
   if (started !== undefined) {
     live = started
     payload = streamOfStarted(started, () => takeBackHeaders(reply, headers, before))
+    trackStream(reply, started.reader) // ended by fastify.close()
   } else if (stored !== null && !isNullBodyStatus(status)) {
     // A stored body, without building a stream unless framing needs one.
     // A kept Headers object has no default type: the one the fast writer adds.

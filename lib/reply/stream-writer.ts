@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { clientGone } from '../web/client-abort.js'
 import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
 import { writePlannedHead } from './head.js'
+import { trackStream } from './open-streams.js'
 import type { HeadPlan } from './plan.js'
 
 /**
@@ -48,6 +49,7 @@ export async function writeStream (reply: FastifyReply, plan: HeadPlan, body: St
   const onDrain = (): void => { wake?.() }
   raw.on('close', onClose)
   raw.on('drain', onDrain)
+  trackStream(reply, reader) // ended by fastify.close()
   try {
     let next = readNext(body)
     let result = await readyOrUndefined(next)

@@ -3,6 +3,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http'
 import { constants as http2Constants, type Http2ServerRequest } from 'node:http2'
 import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyReply } from 'fastify'
+import { markClientBodyError } from '../errors.js'
 import { bufferedRest, closeConnection, beforeUnreadBodyIsDumped } from '../internals/incoming.js'
 import { isHttp2 } from '../internals/node.js'
 
@@ -26,6 +27,8 @@ export class RequestBody {
   exceeded = false
   /** Read to its end by the app: nothing left to discard. */
   ended = false
+  /** The whole body, once read() has given it (what the app parsed: see body-errors.ts). */
+  bytes: Buffer | undefined = undefined
   private readonly source: Readable
   /** The request itself (the source, unless a preParsing hook replaced it). */
   private readonly incoming: IncomingMessage | Http2ServerRequest
@@ -123,7 +126,7 @@ export class RequestBody {
   read (): Buffer | Promise<Buffer> {
     const complete = this.takeComplete()
     if (complete !== undefined) {
-      if (complete.length <= this.limit) return complete
+      if (complete.length <= this.limit) return (this.bytes = complete)
       this.exceeded = true
       return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
     }
@@ -132,7 +135,7 @@ export class RequestBody {
       let length = 0
       const reading = this.attach({
         chunk: (chunk) => { chunks.push(chunk); length += chunk.length },
-        end: () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)),
+        end: () => resolve(this.bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)),
         fail: reject
       })
       if (reading) this.source.resume()
@@ -241,7 +244,7 @@ export class RequestBody {
     }
     const onError = (err: Error): void => {
       detach()
-      if (!this.deliverRest(sink)) sink.fail(err)
+      if (!this.deliverRest(sink)) sink.fail(markClientBodyError(err, 'aborted'))
     }
     // An aborted upload closes the source without 'end' (and, depending on
     // the Node version, without 'error'): the read must reject, not hang.
@@ -344,7 +347,7 @@ function closeStream (incoming: Http2ServerRequest): void {
 }
 
 function bodyAborted (): Error {
-  return Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' })
+  return markClientBodyError(Object.assign(new Error('Request body aborted'), { code: 'ECONNRESET' }), 'aborted')
 }
 
 function bodyGone (): Error {

@@ -115,13 +115,35 @@ export function requestUrl (request: FastifyRequest, mount: Mount): string {
     lastOrigin = origin
   }
   if (origin !== undefined && isPlainPath(path)) return origin + path
+  refuseRewrittenPath(path)
   // What a native Request would make of it: a lowercased or IDNA host, no
-  // default port, dot segments resolved, some characters percent-encoded.
+  // default port, some characters percent-encoded.
   try {
     return new URL(protocol + '://' + (host === '' ? localAuthority(request) : host) + path).href
   } catch (err) {
     throw new FST_ERR_HONO_BAD_REQUEST('Invalid request URL', { cause: err })
   }
+}
+
+/**
+ * Refuses (400) a path the URL parser would turn into another path than the
+ * one Fastify's router matched and its hooks saw: a backslash before the
+ * query (the parser reads it as `/`), or a `.` or `..` segment (also
+ * written `%2e`), which it resolves. `/v2/x/../admin` and `/v2/x\..\admin`
+ * would otherwise reach the app as `/admin` behind a hook that guards
+ * `/v2/admin`; Fastify's own routes never match them. @hono/node-server
+ * answers 400 to the backslash too (2.1.6); it resolves dot segments.
+ * Runs only for paths that are not plain (isPlainPath).
+ */
+function refuseRewrittenPath (path: string): void {
+  let end = path.length
+  const query = path.indexOf('?')
+  if (query !== -1) end = query
+  const hash = path.indexOf('#')
+  if (hash !== -1 && hash < end) end = hash
+  const pathPart = end === path.length ? path : path.slice(0, end)
+  if (pathPart.includes('\\')) throw new FST_ERR_HONO_BAD_REQUEST('Invalid request target: a backslash in the path')
+  if (hasDotSegment(pathPart)) throw new FST_ERR_HONO_BAD_REQUEST('Invalid request target: a dot segment in the path')
 }
 
 let lastHost: string | undefined

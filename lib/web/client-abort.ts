@@ -17,9 +17,20 @@ export function clientAbortSignal (incoming: Incoming, outgoing: Outgoing): Abor
   if (clientGone(incoming, outgoing)) {
     controller.abort()
   } else {
-    outgoing.once('close', () => { if (!outgoing.writableFinished) controller.abort() })
+    outgoing.once('close', () => { if (!outgoing.writableFinished || streamReset(incoming)) controller.abort() })
   }
   return controller.signal
+}
+
+/**
+ * An HTTP/2 stream the client reset (RST_STREAM with an error code, such as
+ * CANCEL): Http2ServerResponse then emits 'finish' before 'close' (Node 20
+ * to 26), so `writableFinished` alone cannot tell. @hono/node-server aborts
+ * the signal there too (2.1.5).
+ */
+function streamReset (incoming: Incoming): boolean {
+  const code = ((incoming as Http2ServerRequest).stream as { rstCode?: number } | undefined)?.rstCode
+  return code !== undefined && code !== 0 /* NGHTTP2_NO_ERROR */
 }
 
 /** The response is gone without having finished: the client disconnected. */

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
+import { markClientBodyError } from '../errors.js'
 import { clientAbortSignal } from './client-abort.js'
 import { bodyUnusable, type RequestBody } from '../request/body.js'
 import { requestHeaders } from './headers.js'
@@ -89,7 +90,7 @@ export class LightweightRequest {
 
   json (): Promise<any> {
     const native = this[kNative]
-    if (native !== undefined) return native.json()
+    if (native !== undefined) return native.json().catch(invalidJson)
     return consume(this, parseJson)
   }
 
@@ -192,7 +193,7 @@ function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T>
  */
 function parsedAs (request: LightweightRequest, kind: 'blob' | 'formData'): Promise<any> {
   const native = (request as Lightweight)[kNative]
-  if (native !== undefined) return native[kind]()
+  if (native !== undefined) return kind === 'formData' ? native.formData().catch(invalidForm) : native.blob()
   const type = request.headers.get('content-type')
   const init = type === null ? undefined : { headers: { 'content-type': type } }
   const parse = (bytes: Buffer): globalThis.Response => new NativeResponse(bytes.length === 0 ? null : bytes as unknown as BodyInit, init)
@@ -202,6 +203,20 @@ function parsedAs (request: LightweightRequest, kind: 'blob' | 'formData'): Prom
 const decode = (bytes: Buffer): string => utf8.decode(bytes)
 const parseJson = (bytes: Buffer): any => JSON.parse(utf8.decode(bytes))
 const toArrayBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+
+// The body read through a materialized (native) request is not kept for
+// lib/request/body-errors.ts to recognise parse errors by: they are marked
+// here instead.
+
+/** A body the client sent that is not JSON (json() of a materialized request): see fastifyErrorOf. */
+function invalidJson (err: unknown): never {
+  throw err instanceof SyntaxError ? markClientBodyError(err, 'invalid json') : err
+}
+
+/** A form body the client sent malformed (formData() rejects with a TypeError): see fastifyErrorOf. */
+function invalidForm (err: unknown): never {
+  throw err instanceof TypeError ? markClientBodyError(err, 'invalid form') : err
+}
 
 function materialize (request: object): globalThis.Request {
   const self = request as Lightweight

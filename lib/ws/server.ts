@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { WSContext, WSEvents } from 'hono/ws'
 import { fastifyWebsocketUpgrade } from '../internals/fastify-websocket.js'
+import { endSocketSoon } from '../internals/incoming.js'
 import { originForm } from '../request/url.js'
 
 /**
@@ -29,6 +30,7 @@ export interface WebSocketOption {
    * Milliseconds `fastify.close()` waits for the clients to answer the 1001
    * close frame before it terminates the WebSockets left (default 5000).
    * Fastify's `forceCloseConnections` does not reach upgraded sockets.
+   * Also bounds the wait for upgrades still in the app when the close began.
    */
   closeTimeout?: number
 }
@@ -79,6 +81,10 @@ interface Registry {
   prefixes: string[][]
   /** The open WebSockets of every mount of the server. */
   sockets: Set<WebSocketLike>
+  /** The sockets of upgrades routed and not yet accepted or answered (the app may still be in its middleware). */
+  pending: Set<Duplex>
+  /** Set once `fastify.close()` began: an upgrade the app accepts from then on is refused with 503. */
+  closing: boolean
   listener: (request: IncomingMessage, socket: Duplex, head: Buffer) => void
   listening: boolean
 }
@@ -102,6 +108,8 @@ export function routeUpgrades (fastify: FastifyInstance, prefix: string): Regist
       fastify,
       prefixes: [],
       sockets: new Set(),
+      pending: new Set(),
+      closing: false,
       listening: false,
       listener (request, socket, head) {
         queueMicrotask(() => { routeUpgrade(created, server, request, socket, head) })
@@ -120,9 +128,13 @@ export function routeUpgrades (fastify: FastifyInstance, prefix: string): Regist
 /**
  * Stops routing upgrades and closes the open WebSockets with 1001, resolving
  * once they have all closed; those whose client has not answered within
- * `closeTimeout` are terminated (their onClose sees 1006).
+ * `closeTimeout` are terminated (their onClose sees 1006). An upgrade still
+ * in the app (its middleware, say) is refused with 503 if the app accepts it
+ * later (acceptUpgrade), and its socket destroyed if it is still open after
+ * `closeTimeout`.
  */
 export async function closeWebSockets (registry: Registry, server: object, closeTimeout: number): Promise<void> {
+  registry.closing = true
   if (registry.listening) {
     registry.listening = false;
     (server as NodeJS.EventEmitter).removeListener('upgrade', registry.listener)
@@ -132,11 +144,13 @@ export async function closeWebSockets (registry: Registry, server: object, close
     closing.push(new Promise((resolve) => { ws.once('close', () => resolve()) }))
     ws.close(1001, 'Server shutting down')
   }
+  for (const socket of registry.pending) closing.push(new Promise((resolve) => { socket.once('close', () => resolve()) }))
   if (closing.length === 0) return
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
       for (const ws of registry.sockets) ws.terminate()
+      for (const socket of registry.pending) socket.destroy()
       resolve()
     }, closeTimeout)
   })
@@ -151,6 +165,8 @@ function routeUpgrade (registry: Registry, server: NodeJS.EventEmitter, request:
   const onSocketError = (): void => { socket.destroy() }
   // Node removed its own error listener before emitting 'upgrade'.
   socket.on('error', onSocketError)
+  registry.pending.add(socket)
+  socket.once('close', () => { registry.pending.delete(socket) })
   const routed: RoutedUpgrade = { socket, head, onSocketError };
   (request as unknown as Record<symbol, RoutedUpgrade>)[kRouted] = routed
   const response = new ServerResponse(request)
@@ -173,10 +189,7 @@ export function refuse (socket: Duplex, status: number): void {
 }
 
 export function endSocket (socket: Duplex): void {
-  if (socket.destroyed) return
-  const destroySoon = (socket as Duplex & { destroySoon?: () => void }).destroySoon
-  if (typeof destroySoon === 'function') destroySoon.call(socket)
-  else socket.end()
+  endSocketSoon(socket)
 }
 
 /** The path's segments, percent-decoded where they decode; empty ones (duplicate slashes) left out. */
@@ -223,6 +236,16 @@ const SKIPPED_HEADERS = new Set([
 const pendingHeaders = new WeakMap<IncomingMessage, string[]>()
 const listenedServers = new WeakSet<object>()
 
+/**
+ * The WebSocketServer's 'headers' listener, defined out here: a closure made
+ * inside acceptUpgrade would keep that call's scope, and with it the first
+ * upgrade request and reply, for the life of the server.
+ */
+function addPendingHeaders (headers: string[], request: IncomingMessage): void {
+  const extra = pendingHeaders.get(request)
+  if (extra !== undefined) headers.push(...extra)
+}
+
 function headerLines (reply: FastifyReply, response: Response): string[] {
   const lines: string[] = []
   const fromReply = reply.getHeaders()
@@ -255,7 +278,13 @@ export function acceptUpgrade (request: FastifyRequest, reply: FastifyReply, sta
   const incoming = request.raw
   const { socket, head } = upgrade
   reply.hijack()
+  registry.pending.delete(socket)
   if (socket.destroyed) return
+  // fastify.close() began while the app decided: no handshake after the open WebSockets were closed.
+  if (registry.closing) {
+    refuse(socket, 503)
+    return
+  }
   const routed = (incoming as unknown as Record<symbol, RoutedUpgrade | undefined>)[kRouted]
   // `ws` listens for socket errors itself from here on.
   if (routed !== undefined) socket.removeListener('error', routed.onSocketError)
@@ -263,10 +292,7 @@ export function acceptUpgrade (request: FastifyRequest, reply: FastifyReply, sta
   if (outgoing instanceof ServerResponse && outgoing.socket === socket) outgoing.detachSocket(socket as import('node:net').Socket)
   if (!listenedServers.has(server)) {
     listenedServers.add(server)
-    server.on('headers', (headers, req) => {
-      const extra = pendingHeaders.get(req)
-      if (extra !== undefined) headers.push(...extra)
-    })
+    server.on('headers', addPendingHeaders)
   }
   pendingHeaders.set(incoming, headerLines(reply, response))
   try {

@@ -24,8 +24,12 @@ export function routeLabel (request: FastifyRequest): string {
   return request.honoRoute ?? request.routeOptions.url ?? '__unknown__'
 }
 
-/** Fastify's `logger.serializers.res`: the default, plus the route. */
-export function resWithRoute (reply: Partial<FastifyReply> & Pick<FastifyReply, 'statusCode'>): { statusCode: number, route?: string } {
+/**
+ * Fastify's `logger.serializers.res`: the default, plus the route. Fastify 5
+ * types its argument with `statusCode` always there, Fastify 6 as a
+ * `Partial<FastifyReply>`: this takes the latter, which fits both.
+ */
+export function resWithRoute (reply: Partial<FastifyReply>): { statusCode?: number, route?: string } {
   // Fastify may log with a reply it could not complete: no request then.
   return { statusCode: reply.statusCode, route: reply.request?.honoRoute ?? reply.request?.routeOptions.url }
 }
