@@ -12,7 +12,9 @@ import { bridgeRequest, requestBody } from './request/bridge.js'
 import type { Mount } from './request/url.js'
 import { lightweightGlobalsInstalled } from './web/globals.js'
 import { asResponse } from './web/response.js'
-import { acceptUpgrade, endSocket, kUpgradeState, upgradeOf, type AcceptOptions, type UpgradeState } from './ws/server.js'
+import { endSocketSoon } from './internals/incoming.js'
+import { upgradeOf } from './ws/routing.js'
+import { acceptUpgrade, offerWebSocket, type AcceptOptions } from './ws/session.js'
 
 /** What one mount's requests are handled with, fixed at registration. */
 interface MountContext {
@@ -78,18 +80,17 @@ async function handleUpgrade (context: MountContext, request: FastifyRequest, re
   const { accept } = context
   const upgrade = upgradeOf(request.raw)
   const appRequest = bridgeRequest(request, reply, context.mount, null, lightweightGlobalsInstalled())
-  const state: UpgradeState = { requested: false, events: undefined, onError: undefined, url: '' }
-  const env: FastifyHonoBindings & { [kUpgradeState]?: UpgradeState } = { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
-  if (accept !== undefined && upgrade !== undefined) env[kUpgradeState] = state
+  const env: FastifyHonoBindings = { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
+  const state = accept !== undefined && upgrade !== undefined ? offerWebSocket(env) : undefined
   context.trackRoute(request)
   const response = await context.app.fetch(appRequest, env)
   const appResponse = validResponse(response)
-  if (state.requested && appResponse.status === 200 && accept !== undefined && upgrade !== undefined) {
-    acceptUpgrade(request, reply, state, upgrade, appResponse, accept)
+  if (state?.requested === true && appResponse.status === 200) {
+    acceptUpgrade(request, reply, state, upgrade!, appResponse, accept!)
     return undefined
   }
   // Answered over HTTP: the socket closes after it.
-  if (upgrade !== undefined) reply.raw.once('finish', () => { endSocket(upgrade.socket) })
+  if (upgrade !== undefined) reply.raw.once('finish', () => { endSocketSoon(upgrade.socket) })
   return respond(context, request, reply, env, null, appResponse)
 }
 

@@ -2,7 +2,7 @@ import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './internals/hono.js'
 import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
-import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/server.js'
+import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/types.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */

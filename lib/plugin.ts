@@ -11,7 +11,7 @@ import { createMount } from './request/url.js'
 import { nameRoutes } from './route-name.js'
 import { registerMountRoutes, type MountRoute } from './mount-routes.js'
 import { installLightweightGlobals } from './web/globals.js'
-import { closeWebSockets, routeUpgrades, type AcceptOptions } from './ws/server.js'
+import { mountWebSockets } from './ws/routing.js'
 
 /**
  * Registers the mount: a passthrough body parser for this scope only, and
@@ -36,12 +36,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   fastify.addHook('preClose', (done) => { endOpenStreams(fastify.server); done() })
 
   // WebSockets: upgrades under the prefix routed through Fastify to the app.
-  let accept: AcceptOptions | undefined
-  if (websocket !== undefined) {
-    const registry = routeUpgrades(fastify, fastify.prefix)
-    accept = { registry, server: websocket.server, maxBufferedAmount: websocket.maxBufferedAmount }
-    fastify.addHook('preClose', () => closeWebSockets(registry, fastify.server, websocket.closeTimeout))
-  }
+  const accept = websocket === undefined ? undefined : mountWebSockets(fastify, websocket)
 
   const handler = mountHandler({ fastify, app, notFound, mount, drain, trackRoute, accept })
 
