@@ -25,7 +25,7 @@ export function mountWebSockets (fastify: FastifyInstance, websocket: { server: 
 /** The socket and head of an upgrade routed by this module, on the request. */
 const kRouted = Symbol('fastify-hono.routed-upgrade')
 
-export interface RoutedUpgrade { socket: Duplex, head: Buffer, onSocketError: () => void }
+interface RoutedUpgrade { socket: Duplex, head: Buffer, onSocketError: () => void }
 
 /** The socket and head of an upgrade request Fastify routed (by this module or @fastify/websocket), or undefined. */
 export function upgradeOf (incoming: IncomingMessage): { socket: Duplex, head: Buffer } | undefined {
