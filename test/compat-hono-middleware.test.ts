@@ -362,10 +362,16 @@ t.test('serveStatic (@hono/node-server): files under the mount, HEAD and ranges;
   t.equal(res.headers['content-length'], '6')
   t.equal(res.body.toString(), 'static')
 
-  for (const path of ['/files/nope.txt', '/files/../secret.txt', '/files/..%2fsecret.txt', '/files/%2e%2e/secret.txt', '/files/sub/..%5c..%5csecret.txt']) {
+  for (const path of ['/files/nope.txt', '/files/..%2fsecret.txt', '/files/sub/..%5c..%5csecret.txt']) {
     res = await rawRequest(base + path)
     t.equal(res.status, 404, `${path}: 404`)
     t.equal(res.body.toString(), 'no such file')
+  }
+  // A dot segment never reaches the app: the path Fastify routed is not the one a URL would resolve it to.
+  for (const path of ['/files/../secret.txt', '/files/%2e%2e/secret.txt']) {
+    res = await rawRequest(base + path)
+    t.equal(res.status, 400, `${path}: 400`)
+    t.notMatch(res.body.toString(), /do not serve/)
   }
 })
 
