@@ -161,6 +161,11 @@ test('HEAD made from a GET response announces the GET body\'s length', async (t)
   const hooked = planReply(parts({ body: null, headLength: 12 }), 'stored', '', facts({ method: 'HEAD', hooks: [hook] }))
   t.equal(hooked.way, 'after onSend hooks')
   t.equal(hooked.length, 12)
+  const sent = planReply(parts({ body: null, headLength: 12 }), 'stored', '', facts({ method: 'HEAD', http2: true }))
+  t.equal(sent.way, 'reply.send')
+  t.equal(sent.length, 12, 'reply.send gets it from the plan too')
+  const get = planReply(parts({ body: null, headLength: 12 }), 'stored', '', facts({ http2: true }))
+  t.equal(get.length, undefined, 'only for HEAD')
 })
 
 test('204 and 304 carry no length and no body', async (t) => {

@@ -95,20 +95,20 @@ const BYTES_HEADERS: OutgoingHttpHeaders = Object.freeze({ 'content-type': defau
 export function planReply (parts: ResponseParts, body: BodyKind, statusText: string, facts: ReplyFacts): Plan {
   const hooks = facts.hooks
   // onSend hooks the plugin cannot read (or run) are left to reply.send.
-  if (hooks === undefined) return viaReply(parts, 'onSend hooks unreadable')
-  if (facts.headersSent) return viaReply(parts, 'headers already sent')
+  if (hooks === undefined) return viaReply(parts, facts, 'onSend hooks unreadable')
+  if (facts.headersSent) return viaReply(parts, facts, 'headers already sent')
   if (body !== 'stored') {
     // Native: what rules out streaming is checked before the body's kind matters.
-    if (body === 'none') return viaReply(parts, 'no body to stream')
-    if (!facts.http2 && !facts.chunking) return viaReply(parts, 'no chunked framing (HTTP/1.0)')
-    if (facts.method === 'HEAD') return viaReply(parts, 'HEAD answered with a stream')
+    if (body === 'none') return viaReply(parts, facts, 'no body to stream')
+    if (!facts.http2 && !facts.chunking) return viaReply(parts, facts, 'no chunked framing (HTTP/1.0)')
+    if (facts.method === 'HEAD') return viaReply(parts, facts, 'HEAD answered with a stream')
     // HTTP/2 has no reason phrase.
-    if (!facts.http2 && isCustomStatusText(parts.status, statusText)) return viaReply(parts, 'custom statusText')
+    if (!facts.http2 && isCustomStatusText(parts.status, statusText)) return viaReply(parts, facts, 'custom statusText')
   }
   if (body === 'live stream') {
     const plan = planHead(parts, facts, true)
     if (plan.way === 'reply.send') return plan
-    if (hooks !== null) return viaReply(parts, 'onSend hooks on a stream')
+    if (hooks !== null) return viaReply(parts, facts, 'onSend hooks on a stream')
     plan.way = 'stream'
     if (facts.http2) {
       // Node's Http2ServerResponse takes an object, without HTTP/1's connection headers.
@@ -118,15 +118,25 @@ export function planReply (parts: ResponseParts, body: BodyKind, statusText: str
     return plan
   }
   // A stored body: the fast writer needs Node's HTTP/1 fields.
-  if (facts.http2) return viaReply(parts, 'HTTP/2')
+  if (facts.http2) return viaReply(parts, facts, 'HTTP/2')
   if (hooks !== null) return planAfterHooks(parts, facts)
   const plan = planHead(parts, facts, false)
   if (plan.way === 'fast') planLength(plan, parts, facts)
   return plan
 }
 
-function viaReply (parts: ResponseParts, reason: SendReason): Plan {
-  return { way: 'reply.send', reason, status: parts.status, head: NO_HEADERS, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: null }
+function viaReply (parts: ResponseParts, facts: ReplyFacts, reason: SendReason): Plan {
+  const length = answersHead(parts, facts) ? parts.headLength : undefined
+  return { way: 'reply.send', reason, status: parts.status, head: NO_HEADERS, merge: undefined, defaultType: undefined, length, nodeWritesLength: false, body: null }
+}
+
+/**
+ * A HEAD answer made from a GET response (`new Response(null, getResponse)`,
+ * as Hono answers HEAD): it announces the GET body's length
+ * (parts.headLength), on every way out.
+ */
+function answersHead (parts: ResponseParts, facts: ReplyFacts): boolean {
+  return facts.method === 'HEAD' && parts.body === null
 }
 
 /**
@@ -138,7 +148,7 @@ function viaReply (parts: ResponseParts, reason: SendReason): Plan {
  * record.
  */
 function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean): Plan {
-  if (facts.rawFraming) return viaReply(parts, 'framing header set on the raw response')
+  if (facts.rawFraming) return viaReply(parts, facts, 'framing header set on the raw response')
   const fromFastify = facts.headers
   const fastifyHasHeaders = hasKeys(fromFastify)
   const { init, headers, body } = parts
@@ -158,7 +168,7 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
         else if (name === 'set-cookie') hasCookies = true
         else {
           const refused = refusedHeader(name, list[i + 1], streaming)
-          if (refused !== undefined) return viaReply(parts, refused)
+          if (refused !== undefined) return viaReply(parts, facts, refused)
         }
       }
       if (fastifyHasHeaders) {
@@ -176,7 +186,7 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
       const list: string[] = []
       for (const [name, value] of headers) {
         const refused = refusedHeader(name, value, streaming)
-        if (refused !== undefined) return viaReply(parts, refused)
+        if (refused !== undefined) return viaReply(parts, facts, refused)
         list.push(name, value)
       }
       if (fastifyHasHeaders) {
@@ -190,12 +200,12 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
     let hasType = false
     for (const name in init) {
       const value = init[name]
-      if (typeof value !== 'string') return viaReply(parts, 'header value that is not a string')
+      if (typeof value !== 'string') return viaReply(parts, facts, 'header value that is not a string')
       const lower = name.toLowerCase()
       if (lower === 'content-type') hasType = true
       else {
         const refused = refusedHeader(lower, value, streaming)
-        if (refused !== undefined) return viaReply(parts, refused)
+        if (refused !== undefined) return viaReply(parts, facts, refused)
       }
     }
     if (fastifyHasHeaders) {
@@ -222,8 +232,7 @@ const EMPTY_LIST: readonly string[] = Object.freeze([])
  * The Content-Length of a stored body: none for 204 and 304 (Node marks
  * them bodiless), Node's own where it can write one, else explicit (and
  * explicit for inject(), so that it shows the length the socket shows). A HEAD
- * answer made from a GET response (`new Response(null, getResponse)`, as
- * Hono answers HEAD) announces the GET body's length.
+ * answer made from a GET response announces the GET body's length.
  */
 function planLength (plan: Plan, parts: ResponseParts, facts: ReplyFacts): void {
   const status = parts.status
@@ -234,7 +243,7 @@ function planLength (plan: Plan, parts: ResponseParts, facts: ReplyFacts): void 
   if (facts.nodeWritesLength && !facts.injected) {
     plan.length = length
     plan.nodeWritesLength = true
-  } else if (facts.method === 'HEAD' && parts.body === null) {
+  } else if (answersHead(parts, facts)) {
     plan.length = parts.headLength
   } else {
     // HTTP/1.0 (no chunking) or a HEAD answer with a body: the length must be explicit.
@@ -251,8 +260,8 @@ function planLength (plan: Plan, parts: ResponseParts, facts: ReplyFacts): void 
  * half-merged.
  */
 function planAfterHooks (parts: ResponseParts, facts: ReplyFacts): Plan {
-  if (facts.rawFraming) return viaReply(parts, 'framing header set on the raw response')
-  if (!facts.ownHeaders) return viaReply(parts, 'onSend hooks unreadable')
+  if (facts.rawFraming) return viaReply(parts, facts, 'framing header set on the raw response')
+  if (!facts.ownHeaders) return viaReply(parts, facts, 'onSend hooks unreadable')
   const { init, headers, body, status } = parts
   let list: readonly string[]
   if (headers !== undefined) {
@@ -261,7 +270,7 @@ function planAfterHooks (parts: ResponseParts, facts: ReplyFacts): Plan {
     const pairs: string[] = []
     for (const name in init) {
       const value = init[name]
-      if (typeof value !== 'string') return viaReply(parts, 'header value that is not a string')
+      if (typeof value !== 'string') return viaReply(parts, facts, 'header value that is not a string')
       pairs.push(name.toLowerCase(), value)
     }
     list = pairs
@@ -271,13 +280,13 @@ function planAfterHooks (parts: ResponseParts, facts: ReplyFacts): Plan {
   let hasType = false
   for (let i = 0; i < list.length; i += 2) {
     const refused = refusedHeader(list[i], list[i + 1], false) ?? invalidHeader(list[i], list[i + 1])
-    if (refused !== undefined) return viaReply(parts, refused)
+    if (refused !== undefined) return viaReply(parts, facts, refused)
     if (list[i] === 'content-type') hasType = true
   }
   const sendsBody = body !== null && !isNullBodyStatus(status)
   const plan: Plan = { way: 'after onSend hooks', reason: undefined, status, head: facts.headers, merge: list, defaultType: undefined, length: undefined, nodeWritesLength: false, body: sendsBody ? body : null }
   if (sendsBody && !hasType && facts.headers['content-type'] === undefined && !facts.rawContentType) plan.defaultType = defaultTypeOf(body)
-  else if (body === null && facts.method === 'HEAD') plan.length = parts.headLength
+  else if (answersHead(parts, facts)) plan.length = parts.headLength
   return plan
 }
 

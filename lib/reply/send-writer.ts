@@ -35,7 +35,9 @@ export async function writeThroughReply (
   /** The status, headers and stored body (a lightweight one, or a native body read whole). */
   parts: ResponseParts,
   /** A native live stream, its ready part read already. */
-  started: StartedBody | undefined
+  started: StartedBody | undefined,
+  /** For a HEAD answer made from a GET response, the GET body's length (the plan's). */
+  headLength: number | undefined
 ): Promise<FastifyReply> {
   const status = response.status
   const headers = response.headers
@@ -53,7 +55,6 @@ export async function writeThroughReply (
   let payload: string | Buffer | ReadableStream<Uint8Array> | undefined
   /** The app's live stream, once read from, behind `payload`. */
   let live: StartedBody | undefined
-  let headLength: number | undefined
   // What the reply held before the app's headers, to go back to if a stream fails before its first chunk.
   let before: Record<string, unknown> | undefined
   const stored = parts.body
@@ -73,10 +74,6 @@ export async function writeThroughReply (
       payload = framed ? streamOfBytes(bytes) : bytes
     }
   } else if (stored === null) {
-    if (request.raw.method === 'HEAD') {
-      // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
-      headLength = parts.headLength
-    }
     // A native body with a null body status goes unread.
     await response.body?.cancel()
   }

@@ -104,7 +104,7 @@ function carryOut (
     case 'after onSend hooks':
       return writeAfterOnSendHooks(reply, plan, facts.hooks!)
     default:
-      return writeThroughReply(plan.reason!, request, reply, response, parts, started)
+      return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
   }
 }
 
