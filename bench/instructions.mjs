@@ -26,7 +26,7 @@
 // cell. The figures are instructions, not time: a cache miss or a system
 // call costs more than its instructions say. Read them beside targets.mjs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -97,14 +97,72 @@ function readDump (file) {
   const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
   const total = Number(/^([\d,]+) \S*\s*PROGRAM TOTALS/m.exec(text)?.[1].replaceAll(',', ''))
   const byKind = {}
+  const js = new Map() // address of compiled JavaScript → instructions
   for (const line of text.split('\n')) {
     // "  12,345 ( 1.23%)  file:function [object]"
     const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+[^:]*:(.*?)(?: \[(.*)\])?$/.exec(line)
     if (m === null) continue
-    const kind = kindOf(m[2].trim(), m[3] ?? '')
-    byKind[kind] = (byKind[kind] ?? 0) + Number(m[1].replaceAll(',', ''))
+    const name = m[2].trim()
+    const kind = kindOf(name, m[3] ?? '')
+    const count = Number(m[1].replaceAll(',', ''))
+    byKind[kind] = (byKind[kind] ?? 0) + count
+    if (kind === 'js') js.set(parseInt(name, 16), count)
   }
-  return { total, byKind }
+  return { total, byKind, js }
+}
+
+/**
+ * Compiled JavaScript has no symbol, but V8 with --perf-basic-prof writes
+ * every code object's address range and name to /tmp/perf-<pid>.map: each
+ * address callgrind names goes to the function whose code holds it, and that
+ * to its package (the path in the function's name), as profile.mjs does with
+ * perf's samples.
+ */
+function readPerfMap (pid) {
+  const ranges = []
+  let text
+  try {
+    text = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+  } catch {
+    return ranges
+  }
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line)
+    if (m !== null) ranges.push({ start: parseInt(m[1], 16), end: parseInt(m[1], 16) + parseInt(m[2], 16), name: m[3] })
+  }
+  return ranges.sort((a, b) => a.start - b.start)
+}
+
+function functionAt (ranges, address) {
+  let low = 0
+  let high = ranges.length - 1
+  while (low <= high) {
+    const mid = (low + high) >> 1
+    if (ranges[mid].end <= address) low = mid + 1
+    else if (ranges[mid].start > address) high = mid - 1
+    else return ranges[mid].name
+  }
+  return undefined
+}
+
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url))
+const PACKAGES = [
+  ['fastify-hono', { test: (name) => name.includes(DIST) }],
+  ['@hono/node-server', /node_modules\/@hono\/node-server\//],
+  ['hono', /node_modules\/hono\//],
+  ['fastify', /node_modules\/(fastify|find-my-way|light-my-request|avvio|fast-json-stringify|@fastify\/(error|fast-json-stringify-compiler|ajv-compiler|proxy-addr))\//],
+  ['fastify plugins', /node_modules\/(@fastify\/(cookie|compress|helmet|cors|rate-limit)|helmet|toad-cache|fastify-plugin)\//],
+  ['pino', /node_modules\/(pino|abstract-logging)/],
+  ['node', /node:|\(node:|internal\//],
+  ['bench app', /\/bench\//],
+  // Code V8 generates for regular expressions and its own stubs.
+  ['regexp and stubs', /^(RegExp|Stub|Builtin|BytecodeHandler|Handler):/]
+]
+
+function packageOf (name) {
+  if (name === undefined) return 'unnamed'
+  for (const [pkg, pattern] of PACKAGES) if (pattern.test(name)) return pkg
+  return /node_modules\//.test(name) ? 'other packages' : 'other'
 }
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
@@ -116,7 +174,7 @@ async function countVariant (variantId, caseIds, load, repeat) {
   const out = join(work, `${variantId}.${repeat}`)
   const child = spawn('valgrind', [
     '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`,
-    process.execPath, '--single-threaded', here('./server.mjs'), variantId
+    process.execPath, '--single-threaded', '--perf-basic-prof', here('./server.mjs'), variantId
   ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
   const pending = new Map()
   let nextId = 0
@@ -147,15 +205,23 @@ async function countVariant (variantId, caseIds, load, repeat) {
       if (file === undefined) throw new Error(`${variantId} ${caseId}: callgrind wrote no dump`)
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variantId} ${caseId}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       const served = after.requests - before.requests
-      const { total, byKind } = readDump(join(work, file))
+      const { total, byKind, js } = readDump(join(work, file))
+      const ranges = readPerfMap(child.pid)
+      const byPackage = {}
+      for (const [address, n] of js) {
+        const pkg = packageOf(functionAt(ranges, address))
+        byPackage[pkg] = (byPackage[pkg] ?? 0) + n / served
+      }
       counted.set(caseId, {
         perRequest: total / served,
-        byKind: Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [kind, n / served]))
+        byKind: Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [kind, n / served])),
+        jsByPackage: byPackage
       })
     }
     return counted
   } finally {
     child.kill('SIGKILL')
+    rmSync(`/tmp/perf-${child.pid}.map`, { force: true })
   }
 }
 
@@ -202,6 +268,12 @@ console.log(`\n| cell | total | ${kinds.join(' | ')} |\n| --- | ---: | ${kinds.m
 for (const [key, values] of counts) {
   const first = values[0]
   console.log(`| ${key} | ${fmt(first.perRequest)} | ${kinds.map((k) => fmt(first.byKind[k] ?? 0)).join(' | ')} |`)
+}
+const packages = [...new Set([...counts.values()].flatMap((values) => Object.keys(values[0].jsByPackage)))]
+console.log(`\nCompiled JavaScript's instructions per request, by package (first repeat; --perf-basic-prof names the code): ${packages.join(' · ')}`)
+console.log(`\n| cell | ${packages.join(' | ')} |\n| --- | ${packages.map(() => '---:').join(' | ')} |`)
+for (const [key, values] of counts) {
+  console.log(`| ${key} | ${packages.map((pkg) => fmt(values[0].jsByPackage[pkg] ?? 0)).join(' | ')} |`)
 }
 const file = here(`./results/instructions-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
 writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, requests, warmup, repeats, connections, results, counts: Object.fromEntries(counts) }, null, 2))
