@@ -22,6 +22,9 @@
 // connection by default: with several, how many requests one turn of the
 // event loop serves depends on timing, and with it the count.
 //
+// With --base=<commit>, the plugin as it was at that commit is counted too
+// (base.mjs), and each of AB_CASES gets a row: fastify-hono now ÷ then.
+//
 // It needs valgrind (Debian's package) and takes about half a minute per
 // cell. The figures are instructions, not time: a cache miss or a system
 // call costs more than its instructions say. Read them beside targets.mjs.
@@ -31,6 +34,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { AB_CASES, BASE_VARIANT, buildBase } from './base.mjs'
 import { cases } from './cases.mjs'
 import { startChild } from './proc.mjs'
 import { GROUPS, TARGETS } from './target-list.mjs'
@@ -42,7 +46,8 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '3000' },
     warmup: { type: 'string', default: '8000' },
     repeats: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '1' }
+    connections: { type: 'string', default: '1' },
+    base: { type: 'string' }
   }
 })
 const requests = Number(args.requests)
@@ -56,7 +61,20 @@ const groupIds = args.groups.split(',')
 for (const id of groupIds) if (!GROUPS.includes(id)) throw new Error(`Unknown group "${id}" (known: ${GROUPS.join(', ')})`)
 if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)')
 
-const targets = TARGETS.filter((t) => groupIds.includes(t.group))
+if (args.base === '') throw new Error('--base needs a commit')
+// A/B, as targets.mjs --base= does: the plugin at that commit serves the same
+// app in one more variant, and each case gets a row now ÷ then.
+const base = args.base === undefined ? undefined : buildBase(args.base)
+const selected = TARGETS.filter((t) => groupIds.includes(t.group))
+const targets = base === undefined
+  ? selected
+  : [...selected, ...AB_CASES.map((caseId) => ({
+      id: `ab-${caseId}`,
+      group: 'a/b',
+      label: `${caseId}: fastify-hono now ÷ at ${base.short}`,
+      over: ['fastify-hono', caseId],
+      under: [BASE_VARIANT, caseId]
+    }))]
 // Each variant with the cases the selected targets measure on it.
 const casesByVariant = new Map()
 for (const target of targets) {
@@ -147,7 +165,7 @@ function functionAt (ranges, address) {
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url))
 const PACKAGES = [
-  ['fastify-hono', { test: (name) => name.includes(DIST) }],
+  ['fastify-hono', { test: (name) => name.includes(DIST) || (base !== undefined && name.includes(base.dist)) }],
   ['@hono/node-server', /node_modules\/@hono\/node-server\//],
   ['hono', /node_modules\/hono\//],
   ['fastify', /node_modules\/(fastify|find-my-way|light-my-request|avvio|fast-json-stringify|@fastify\/(error|fast-json-stringify-compiler|ajv-compiler|proxy-addr))\//],
@@ -244,11 +262,13 @@ try {
   }
 } finally {
   await load.stop()
+  base?.cleanup()
 }
 
 const kinds = KINDS.map(([kind]) => kind)
 const fmt = (n) => Math.round(n).toLocaleString('en')
-console.log(`\nNode ${process.versions.node}, ${requests} requests per cell after ${warmup} warm-up requests, ${connections} connection(s), ${repeats} repeat(s), ${((Date.now() - started) / 1000).toFixed(0)} s`)
+const against = base === undefined ? '' : `, A/B against ${base.short} (${args.base})`
+console.log(`\nNode ${process.versions.node}, ${requests} requests per cell after ${warmup} warm-up requests, ${connections} connection(s), ${repeats} repeat(s)${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
 // What a server that has stopped compiling would execute: the optimizing
 // compiler's work still goes on after thousands of requests, in bursts that
 // fall in one window or another.
@@ -276,5 +296,5 @@ for (const [key, values] of counts) {
   console.log(`| ${key} | ${packages.map((pkg) => fmt(values[0].jsByPackage[pkg] ?? 0)).join(' | ')} |`)
 }
 const file = here(`./results/instructions-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, requests, warmup, repeats, connections, results, counts: Object.fromEntries(counts) }, null, 2))
+writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, results, counts: Object.fromEntries(counts) }, null, 2))
 console.log(`Wrote ${file}`)
