@@ -12,7 +12,7 @@ interface RouteContext { onSend?: OnSendHook[] | null }
  * caller leaves the whole send to reply.send: slower, never wrong). Fastify
  * keeps them on the route context, an own property of the request under a
  * private symbol described 'fastify.context' (the reply reads it through a
- * getter), as an array or null (checked on 5.0–5.12.8). Found there, the
+ * getter), as an array or null (checked on 5.0–5.12.8 and 6.0.0-alpha.4). Found there, the
  * context can also be set aside by sendPastOnSend.
  */
 export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null | undefined {
@@ -61,7 +61,7 @@ export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean 
  * reply.getHeaders(), which copies them together with the raw response's
  * (writeHead merges those itself). Fastify keeps them in an own property of
  * the reply under a private symbol described 'fastify.reply.headers'
- * (checked on 5.0–5.12.8); without it, getHeaders() is used.
+ * (checked on 5.0–5.12.8 and 6.0.0-alpha.4); without it, getHeaders() is used.
  */
 export function replyHeaders (reply: FastifyReply): Record<string, string | string[]> {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
@@ -99,7 +99,7 @@ export function setReplyHeaders (reply: FastifyReply, headers: Record<string, st
 /**
  * Whether trailers were declared with reply.trailer(). Fastify keeps them
  * in an own property under a private symbol described
- * 'fastify.reply.trailers', null until the first (checked on 5.0–5.12.8).
+ * 'fastify.reply.trailers', null until the first (checked on 5.0–5.12.8 and 6.0.0-alpha.4).
  * Without it: true, so the caller leaves the framing to reply.send.
  */
 export function hasReplyTrailers (reply: FastifyReply): boolean {
@@ -113,7 +113,7 @@ let kReplyTrailers: symbol | null | undefined
 /**
  * The scopes around a plugin's scope, innermost first, up to the root.
  * Fastify creates each scope with `Object.create(parent)` (checked on 5.0 to
- * 5.12.8), so they are the instance's prototype chain. If that ever changes,
+ * 5.12.8 and 6.0.0-alpha.4), so they are the instance's prototype chain. If that ever changes,
  * the walk ends at the first object that is not a Fastify instance.
  */
 export function * enclosingScopes (fastify: FastifyInstance): Generator<FastifyInstance> {
