@@ -24,7 +24,7 @@ export const cases = [
 ]
 
 /** The cases the production-stack variants serve (stack.mjs). */
-export const STACK_CASES = ['text', 'json', 'param', 'mixed']
+export const STACK_CASES = ['text', 'json', 'param', 'mixed', 'echo']
 
 /** The cases the stack's reference variants without its onSend plugins serve. */
 export const HEADERS_CASES = ['text', 'json']

@@ -1,24 +1,8 @@
 import type { FetchApp } from './bindings.js'
+import { defaultErrorHandler, isHonoApp, notFoundHandlerOf, useErrorHandler, type ErrorHandler } from './internals/hono.js'
 
 // Set on the per-request env object by the view's not-found handler.
 const kUnmatched = Symbol('fastify-hono.unmatched')
-
-type ErrorHandler = (err: Error, c: unknown) => Response | Promise<Response>
-
-interface HonoLike extends FetchApp {
-  router: unknown
-  getPath: unknown
-  errorHandler: ErrorHandler
-  basePath (path: string): HonoLike
-  notFound (handler: (c: { env: object, text: (body: string, status: 404) => Response }) => Response): unknown
-}
-
-/** Whether `app` is a Hono app this module can make a view of. */
-export function isHonoApp (app: FetchApp): boolean {
-  const hono = app as Partial<HonoLike>
-  return typeof hono.notFound === 'function' && typeof hono.basePath === 'function' &&
-    typeof hono.router === 'object' && typeof hono.getPath === 'function'
-}
 
 /**
  * The app as the mount serves it: a view made with Hono's own `basePath('/')`,
@@ -39,14 +23,11 @@ export function isHonoApp (app: FetchApp): boolean {
  */
 export function mountView (app: FetchApp, notFound: 'hono' | 'fastify'): FetchApp {
   if (!isHonoApp(app)) return app
-  const hono = app as HonoLike
+  const hono = app
   const view = hono.basePath('/')
-  // Hono 4.1 keeps the not-found handler in a public field that basePath()
-  // does not copy (4.2 on copies it): the view takes the app's.
-  const appNotFound = (hono as { notFoundHandler?: unknown }).notFoundHandler
-  if (typeof appNotFound === 'function' && (view as { notFoundHandler?: unknown }).notFoundHandler !== appNotFound) {
-    view.notFound(appNotFound as Parameters<HonoLike['notFound']>[0])
-  }
+  // basePath() of Hono 4.1 does not copy the not-found handler: the view takes the app's.
+  const appNotFound = notFoundHandlerOf(hono)
+  if (appNotFound !== undefined && notFoundHandlerOf(view) !== appNotFound) view.notFound(appNotFound)
   const honoDefault = defaultErrorHandler(hono)
   if (honoDefault !== undefined) {
     const toFastify: ErrorHandler = (err, c) => {
@@ -56,11 +37,7 @@ export function mountView (app: FetchApp, notFound: 'hono' | 'fastify'): FetchAp
       if (err.name === 'BodyLimitError') return honoDefault(err, c)
       throw err
     }
-    Object.defineProperty(view, 'errorHandler', {
-      get: () => hono.errorHandler === honoDefault ? toFastify : hono.errorHandler,
-      configurable: true,
-      enumerable: true
-    })
+    useErrorHandler(view, () => hono.errorHandler === honoDefault ? toFastify : hono.errorHandler)
   }
   if (notFound === 'fastify') {
     view.notFound((c) => {
@@ -71,20 +48,7 @@ export function mountView (app: FetchApp, notFound: 'hono' | 'fastify'): FetchAp
   return view
 }
 
-/**
- * Hono's default error handler, as a fresh app of the same class holds it
- * (one function per copy of the hono module), or undefined if such an app
- * cannot be made: the app's errors then keep Hono's answer.
- */
-function defaultErrorHandler (app: HonoLike): ErrorHandler | undefined {
-  try {
-    const fresh = new (app.constructor as new () => Partial<HonoLike>)()
-    return typeof fresh.errorHandler === 'function' ? fresh.errorHandler : undefined
-  } catch {
-    return undefined
-  }
-}
-
+/** Whether the view's not-found handler answered this request (`notFound: 'fastify'`). */
 export function wasUnmatched (env: object): boolean {
   return (env as Record<symbol, boolean>)[kUnmatched] === true
 }

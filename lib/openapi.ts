@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
+import { joinPath } from './request/url.js'
 
 /**
  * The mount in @fastify/swagger's document. Its routes are catch-alls for
@@ -82,21 +83,22 @@ export function checkOpenAPIOption (option: unknown, app: object): void {
 /** What is wrong with a value given as an OpenAPI 3 document, or null. */
 function documentProblem (document: unknown): string | null {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-    return `must be an OpenAPI 3 document, a function that returns one, or true, got ${describe(document)}`
+    return `must be an OpenAPI 3 document, a function that returns one, or true, got ${kindOf(document)}`
   }
   const { openapi, swagger, paths, components, tags, webhooks } = document as Record<string, unknown>
   if (swagger !== undefined) return 'must be an OpenAPI 3 document, got a Swagger 2.0 one'
   if (openapi !== undefined && (typeof openapi !== 'string' || !openapi.startsWith('3.'))) {
     return `must be an OpenAPI 3 document, got openapi ${JSON.stringify(openapi)}`
   }
-  if (paths !== undefined && !isPlainObject(paths)) return `must have paths as an object, got ${describe(paths)}`
-  if (components !== undefined && !isPlainObject(components)) return `must have components as an object, got ${describe(components)}`
-  if (webhooks !== undefined && !isPlainObject(webhooks)) return `must have webhooks as an object, got ${describe(webhooks)}`
-  if (tags !== undefined && !Array.isArray(tags)) return `must have tags as an array, got ${describe(tags)}`
+  if (paths !== undefined && !isPlainObject(paths)) return `must have paths as an object, got ${kindOf(paths)}`
+  if (components !== undefined && !isPlainObject(components)) return `must have components as an object, got ${kindOf(components)}`
+  if (webhooks !== undefined && !isPlainObject(webhooks)) return `must have webhooks as an object, got ${kindOf(webhooks)}`
+  if (tags !== undefined && !Array.isArray(tags)) return `must have tags as an array, got ${kindOf(tags)}`
   return null
 }
 
-function describe (value: unknown): string {
+/** What kind of value an invalid document field holds, for the error message. */
+function kindOf (value: unknown): string {
   if (Array.isArray(value)) return 'an array'
   if (value === null) return 'null'
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
@@ -106,7 +108,7 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-export interface MountDocumentation {
+interface MountDocumentation {
   /** For the mount's routes: hides them and merges the app's document. */
   config: { swaggerTransform: (input: { openapiObject?: unknown, swaggerObject?: unknown }) => { schema: { hide: true } } }
 }
@@ -336,11 +338,4 @@ function openapiPath (path: string): string {
     i = end - 1
   }
   return out
-}
-
-/** The prefix and a path of the app: the app's `/` is the prefix itself. */
-function joinPath (prefix: string, path: string): string {
-  const base = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
-  if (path === '' || path === '/') return base === '' ? '/' : base
-  return base + (path.startsWith('/') ? path : '/' + path)
 }

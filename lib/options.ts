@@ -1,8 +1,8 @@
 import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
-import { isHonoApp } from './app-view.js'
+import { isHonoApp } from './internals/hono.js'
 import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
-import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/server.js'
+import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/types.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -69,13 +69,13 @@ export const EVERY_OPTION_LISTED: [Exclude<keyof FastifyHonoOptions, typeof OPTI
 const REGISTER_OPTION_NAMES: readonly string[] = ['prefix', 'logLevel', 'logSerializers']
 
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
-export const DEFAULT_DRAIN_TIMEOUT = 500
-export const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
+const DEFAULT_DRAIN_TIMEOUT = 500
+const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
 
 /** Largest delay setTimeout honours: a longer one fires at once, with a warning. */
 const MAX_TIMEOUT = 2 ** 31 - 1
 
-export interface ResolvedOptions {
+interface ResolvedOptions {
   app: FetchApp
   stripPrefix: boolean
   notFound: 'hono' | 'fastify'
@@ -120,10 +120,10 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
     throw new FST_ERR_HONO_INVALID_OPTION('overrideGlobalObjects', `must be a boolean, got ${JSON.stringify(overrideGlobalObjects)}`)
   }
   if (!(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMEOUT)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('drainTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(drainTimeout)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('drainTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(drainTimeout)}`)
   }
   if (!(Number.isSafeInteger(drainLimit) && drainLimit >= 0)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${describe(drainLimit)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('drainLimit', `must be a non-negative integer number of bytes, got ${printedValue(drainLimit)}`)
   }
   if (typeof routeName !== 'boolean') {
     throw new FST_ERR_HONO_INVALID_OPTION('routeName', `must be a boolean, got ${JSON.stringify(routeName)}`)
@@ -161,7 +161,7 @@ function closeTo (a: string, b: string): boolean {
 }
 
 /** A value as an error message shows it: numbers as they print (NaN, Infinity), the rest as JSON. */
-function describe (value: unknown): string {
+function printedValue (value: unknown): string {
   return typeof value === 'number' ? String(value) : JSON.stringify(value)
 }
 
@@ -178,10 +178,10 @@ function checkWebSocketOption (websocket: WebSocketOption | undefined): Resolved
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'needs a WebSocketServer created with { noServer: true }: Fastify routes the upgrades')
   }
   if (!(maxBufferedAmount === Infinity || (Number.isSafeInteger(maxBufferedAmount) && maxBufferedAmount > 0))) {
-    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${describe(maxBufferedAmount)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${printedValue(maxBufferedAmount)}`)
   }
   if (!(Number.isInteger(closeTimeout) && closeTimeout >= 0 && closeTimeout <= MAX_TIMEOUT)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${describe(closeTimeout)}`)
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(closeTimeout)}`)
   }
   return { server, maxBufferedAmount, closeTimeout }
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { FetchApp } from './bindings.js'
-import { isHonoApp } from './app-view.js'
 import { rootInstance } from './internals/fastify-root.js'
-import { isMiddleware, joinPath } from './route-name.js'
+import { isHonoApp, isMiddleware } from './internals/hono.js'
+import { joinPath } from './request/url.js'
 
 /** One route a mount serves, as `fastify.honoRoutes()` lists it. */
 export interface HonoRouteInfo {

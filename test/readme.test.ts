@@ -1,7 +1,7 @@
 // The README, read as a file: its size, and the tables that must stay in
 // step with lib/ (every error code the plugin raises, every option it takes).
 import { test } from 'tap'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = join(__dirname, '..')
@@ -40,7 +40,8 @@ test('Options: every option of FastifyHonoOptions (and of its websocket option) 
   const options = readFileSync(join(root, 'lib', 'options.ts'), 'utf8')
   const body = /export interface FastifyHonoOptions \{([\s\S]*?)\n\}/.exec(options)?.[1] ?? ''
   const names = [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((match) => match[1])
-  const ws = readFileSync(join(root, 'lib', 'ws', 'server.ts'), 'utf8')
+  // The WebSocket option's interface, wherever lib/ws/ keeps it.
+  const ws = readdirSync(join(root, 'lib', 'ws')).filter((file) => file.endsWith('.ts')).map((file) => readFileSync(join(root, 'lib', 'ws', file), 'utf8')).join('\n')
   const wsBody = /export interface WebSocketOption \{([\s\S]*?)\n\}/.exec(ws)?.[1] ?? ''
   const wsNames = [...wsBody.matchAll(/^ {2}(\w+)\??:/gm)].map((match) => `websocket.${match[1]}`)
   t.ok(names.length >= 9 && wsNames.length >= 3, `${names.length} options, ${wsNames.length} WebSocket ones`)

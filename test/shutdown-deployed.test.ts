@@ -9,10 +9,11 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import WebSocket from 'ws'
 import { parseResponses } from './helpers/net'
+import { lacks } from './helpers/optional'
 
 const GRACE_DELAY = 5000
 
-test('SIGTERM under close-with-grace: the slow request completes, the SSE stream and the WebSocket end, exit 0 within the grace delay', async (t) => {
+test('SIGTERM under close-with-grace: the slow request completes, the SSE stream and the WebSocket end, exit 0 within the grace delay', { skip: lacks('close-with-grace') || lacks('hono/ws', 'defineWebSocketHelper') }, async (t) => {
   const child = spawn(process.execPath, [join(__dirname, 'fixtures', 'shutdown-under-grace.mjs')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, GRACE_DELAY: String(GRACE_DELAY) }

@@ -1,5 +1,5 @@
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify'
-import { findSymbol } from './find-symbol.js'
+import { findSymbol, readPrivate, writePrivate } from './find-symbol.js'
 
 /** An onSend hook as Fastify stores it on the route context (bound, with its plugin's `this`). */
 export type OnSendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err?: Error | null, payload?: unknown) => void) => unknown
@@ -12,14 +12,14 @@ interface RouteContext { onSend?: OnSendHook[] | null }
  * caller leaves the whole send to reply.send: slower, never wrong). Fastify
  * keeps them on the route context, an own property of the request under a
  * private symbol described 'fastify.context' (the reply reads it through a
- * getter), as an array or null (checked on 5.0–5.12.8). Found there, the
+ * getter), as an array or null (checked on 5.0–5.12.8 and 6.0.0-alpha.4). Found there, the
  * context can also be set aside by sendPastOnSend.
  */
 export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null | undefined {
   const request = reply.request
   kRouteContext ??= findSymbol(request, 'fastify.context')
   if (kRouteContext === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return undefined
-  const context = (request as unknown as Record<symbol, RouteContext | undefined>)[kRouteContext]
+  const context = readPrivate<RouteContext | undefined>(request, kRouteContext)
   if (context === undefined || context === null) return undefined
   const hooks = context.onSend
   if (hooks === null) return null
@@ -44,14 +44,14 @@ let kRouteContext: symbol | null | undefined
  */
 export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean {
   if (kRouteContext === null || kRouteContext === undefined) return false
-  const request = reply.request as unknown as Record<symbol, RouteContext | undefined>
-  const context = request[kRouteContext]
+  const request = reply.request
+  const context = readPrivate<RouteContext | undefined>(request, kRouteContext)
   if (context === undefined || context === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return false
-  request[kRouteContext] = Object.create(context, { onSend: { value: null } }) as RouteContext
+  writePrivate(request, kRouteContext, Object.create(context, { onSend: { value: null } }))
   try {
     reply.send(payload)
   } finally {
-    request[kRouteContext] = context
+    writePrivate(request, kRouteContext, context)
   }
   return true
 }
@@ -61,12 +61,12 @@ export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean 
  * reply.getHeaders(), which copies them together with the raw response's
  * (writeHead merges those itself). Fastify keeps them in an own property of
  * the reply under a private symbol described 'fastify.reply.headers'
- * (checked on 5.0–5.12.8); without it, getHeaders() is used.
+ * (checked on 5.0–5.12.8 and 6.0.0-alpha.4); without it, getHeaders() is used.
  */
 export function replyHeaders (reply: FastifyReply): Record<string, string | string[]> {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null) return reply.getHeaders() as Record<string, string | string[]>
-  return (reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders]
+  return readPrivate<Record<string, string | string[]>>(reply, kReplyHeaders)
 }
 
 let kReplyHeaders: symbol | null | undefined
@@ -80,7 +80,7 @@ let kReplyHeaders: symbol | null | undefined
 export function ownReplyHeaders (reply: FastifyReply): Record<string, string | string[]> | undefined {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return undefined
-  return (reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders]
+  return readPrivate<Record<string, string | string[]>>(reply, kReplyHeaders)
 }
 
 /**
@@ -92,20 +92,20 @@ export function ownReplyHeaders (reply: FastifyReply): Record<string, string | s
 export function setReplyHeaders (reply: FastifyReply, headers: Record<string, string | string[]>): boolean {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return false
-  ;(reply as unknown as Record<symbol, Record<string, string | string[]>>)[kReplyHeaders] = headers
+  writePrivate(reply, kReplyHeaders, headers)
   return true
 }
 
 /**
  * Whether trailers were declared with reply.trailer(). Fastify keeps them
  * in an own property under a private symbol described
- * 'fastify.reply.trailers', null until the first (checked on 5.0–5.12.8).
+ * 'fastify.reply.trailers', null until the first (checked on 5.0–5.12.8 and 6.0.0-alpha.4).
  * Without it: true, so the caller leaves the framing to reply.send.
  */
 export function hasReplyTrailers (reply: FastifyReply): boolean {
   kReplyTrailers ??= findSymbol(reply, 'fastify.reply.trailers')
   if (kReplyTrailers === null) return true
-  return (reply as unknown as Record<symbol, unknown>)[kReplyTrailers] !== null
+  return readPrivate<unknown>(reply, kReplyTrailers) !== null
 }
 
 let kReplyTrailers: symbol | null | undefined
@@ -113,7 +113,7 @@ let kReplyTrailers: symbol | null | undefined
 /**
  * The scopes around a plugin's scope, innermost first, up to the root.
  * Fastify creates each scope with `Object.create(parent)` (checked on 5.0 to
- * 5.12.8), so they are the instance's prototype chain. If that ever changes,
+ * 5.12.8 and 6.0.0-alpha.4), so they are the instance's prototype chain. If that ever changes,
  * the walk ends at the first object that is not a Fastify instance.
  */
 export function * enclosingScopes (fastify: FastifyInstance): Generator<FastifyInstance> {
@@ -132,10 +132,11 @@ function isFastify (scope: Partial<FastifyInstance> | null): scope is FastifyIns
 
 /** The HTTP methods the instance accepts (`fastify.supportedMethods`). */
 export function supportedMethods (fastify: FastifyInstance): HTTPMethods[] {
-  return (fastify as unknown as { supportedMethods: HTTPMethods[] }).supportedMethods
+  return (fastify as FastifyInstance & { supportedMethods: HTTPMethods[] }).supportedMethods
 }
 
 /** Fastify's FST_ERR_REP_RESPONSE_BODY_CONSUMED: a Response whose body was already read. */
 export function responseBodyConsumed (): Error {
-  return new (errorCodes as unknown as Record<'FST_ERR_REP_RESPONSE_BODY_CONSUMED', new () => Error>).FST_ERR_REP_RESPONSE_BODY_CONSUMED()
+  const codes: Partial<Record<'FST_ERR_REP_RESPONSE_BODY_CONSUMED', new () => Error>> = errorCodes
+  return new codes.FST_ERR_REP_RESPONSE_BODY_CONSUMED!()
 }

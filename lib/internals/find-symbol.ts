@@ -10,3 +10,13 @@ export function findSymbol (object: object, description: string): symbol | null 
   }
   return null
 }
+
+/** The value under a private key found by findSymbol, typed as its caller documents it. */
+export function readPrivate<T> (object: object, key: symbol): T {
+  return Reflect.get(object, key) as T
+}
+
+/** Sets the value under a private key found by findSymbol. */
+export function writePrivate (object: object, key: symbol, value: unknown): void {
+  Reflect.set(object, key, value)
+}

@@ -1,5 +1,5 @@
 import { IncomingMessage, type ServerResponse } from 'node:http'
-import type { Readable } from 'node:stream'
+import type { Duplex, Readable } from 'node:stream'
 
 // How Node's HTTP/1 server treats a request body (lib/_http_incoming.js,
 // lib/_http_server.js, lib/internal/streams/readable.js), checked on Node
@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream'
  * place), and undefined when the body is not known to be whole. If a Node
  * version cleared the buffer on destroy, read() would return null and the
  * caller's length check (or an empty rest where bytes are missing) fails the
- * read as an aborted upload, as it did before.
+ * read as an aborted upload.
  */
 export function bufferedRest (source: Readable, incoming: object): Buffer[] | undefined {
   if (source !== incoming || !(source instanceof IncomingMessage) || !source.complete) return undefined
@@ -34,9 +34,20 @@ export function bufferedRest (source: Readable, incoming: object): Buffer[] | un
  * documented on net.Socket; without it, destroy().
  */
 export function closeConnection (incoming: IncomingMessage): void {
-  const socket = incoming.socket as (IncomingMessage['socket'] & { destroySoon?: () => void }) | null
-  if (socket === null || socket.destroyed) return
-  if (typeof socket.destroySoon === 'function') socket.destroySoon()
+  const socket = incoming.socket as IncomingMessage['socket'] | null
+  if (socket !== null) endSocketSoon(socket, 'destroy')
+}
+
+/**
+ * Ends a socket once what was written to it has gone out: destroySoon(),
+ * documented on net.Socket; a stream without it is ended (`orElse: 'end'`)
+ * or destroyed at once.
+ */
+export function endSocketSoon (socket: Duplex, orElse: 'end' | 'destroy' = 'end'): void {
+  if (socket.destroyed) return
+  const destroySoon = (socket as Duplex & { destroySoon?: () => void }).destroySoon
+  if (typeof destroySoon === 'function') destroySoon.call(socket)
+  else if (orElse === 'end') socket.end()
   else socket.destroy()
 }
 
@@ -53,6 +64,6 @@ export function closeConnection (incoming: IncomingMessage): void {
  * drain's 'data' listener would see nothing and its byte bound could not
  * count, but its time bound would still close the connection.
  */
-export function whenResponseFinished (outgoing: ServerResponse, listener: () => void): void {
+export function beforeUnreadBodyIsDumped (outgoing: ServerResponse, listener: () => void): void {
   outgoing.prependOnceListener('finish', listener)
 }

@@ -1,5 +1,6 @@
-import { ServerResponse } from 'node:http'
-import { findSymbol } from './find-symbol.js'
+import type { ServerResponse } from 'node:http'
+import { Http2ServerResponse } from 'node:http2'
+import { findSymbol, readPrivate } from './find-symbol.js'
 
 // Node's ServerResponse internals (lib/_http_outgoing.js), checked on Node
 // 20.20, 22.23, 24.22 and 26.12. Each function below falls back to the
@@ -17,19 +18,22 @@ interface NodeOutgoing {
 }
 
 /**
- * Has Node write `Content-Length: length` itself when the head goes out, so
- * the caller's header record is passed to writeHead as it is, never copied
- * or mutated. Only where Node would otherwise pick the framing on its own
- * (a body is allowed, chunking is possible, nobody set or removed a length);
- * false otherwise, and the caller adds the header. If Node renamed
- * `_contentLength`, it reads undefined, not null: false, and every length is
- * explicit (slower, never wrong).
+ * Whether Node can write `Content-Length` itself when the head goes out
+ * (setContentLength), so the caller's header record is passed to writeHead
+ * as it is, never copied or mutated: only where Node would otherwise pick
+ * the framing on its own (a body is allowed, chunking is possible, nobody
+ * set or removed a length). If Node renamed `_contentLength`, it reads
+ * undefined, not null: false, and every length is explicit (slower, never
+ * wrong). Always false on HTTP/2.
  */
-export function presetContentLength (raw: ServerResponse, length: number): boolean {
-  const out = raw as unknown as NodeOutgoing
-  if (out._contentLength !== null || !out._hasBody || !out.useChunkedEncodingByDefault || out._removedContLen) return false
-  out._contentLength = length
-  return true
+export function nodeWritesLength (raw: object): boolean {
+  const out = raw as Partial<NodeOutgoing>
+  return out._contentLength === null && out._hasBody === true && out.useChunkedEncodingByDefault === true && out._removedContLen === false
+}
+
+/** Has Node write `Content-Length: length` itself (where nodeWritesLength said it can). */
+export function setContentLength (raw: ServerResponse, length: number): void {
+  (raw as ServerResponse & NodeOutgoing)._contentLength = length
 }
 
 /**
@@ -39,10 +43,19 @@ export function presetContentLength (raw: ServerResponse, length: number): boole
  */
 export function forgetFailedHead (raw: object): void {
   // HTTP/2 has neither (and warns when statusMessage is set).
-  if (!(raw instanceof ServerResponse)) return
-  const out = raw as unknown as NodeOutgoing
+  if (isHttp2(raw)) return
+  const out = raw as Partial<NodeOutgoing>
   if (out._contentLength !== undefined) out._contentLength = null
   out.statusMessage = undefined
+}
+
+/**
+ * Whether a raw request or response is HTTP/2's (Node's compatibility API,
+ * which Fastify's `http2: true` uses): the one test of the HTTP version for
+ * the whole plugin. Public fields only.
+ */
+export function isHttp2 (message: object): boolean {
+  return message instanceof Http2ServerResponse || (message as { httpVersionMajor?: unknown }).httpVersionMajor === 2
 }
 
 /**
@@ -64,7 +77,7 @@ export function canChunk (raw: object): boolean {
 export function hasRawHeaders (raw: ServerResponse): boolean {
   kOutHeaders ??= findSymbol(raw, 'kOutHeaders')
   if (kOutHeaders === null) return raw.getHeaderNames().length > 0
-  return (raw as unknown as Record<symbol, object | null | undefined>)[kOutHeaders] != null
+  return readPrivate<object | null | undefined>(raw, kOutHeaders) != null
 }
 
 let kOutHeaders: symbol | null | undefined

@@ -1,8 +1,37 @@
 import { Buffer } from 'node:buffer'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from '../internals/fastify.js'
-import { forgetFailedHead } from '../internals/node.js'
-import { isAscii } from './head.js'
+import { isHttp2 } from '../internals/node.js'
+import type { StartedBody } from './complete-body.js'
+import { mergeHeaders, undoMerge, writeHead } from './head.js'
+import { http2Head, isAscii, type Plan } from './plan.js'
+import type { SendReason } from './reasons.js'
+import { writeStream } from './stream-writer.js'
+import { wentOut } from './went-out.js'
+
+/**
+ * The way out `after onSend hooks`: a stored body prepared as reply.send
+ * would prepare it, at less cost. The app's headers are merged into the
+ * reply's own header record (so the hooks see and change them through
+ * reply.header() and getHeader()), with reply.send's default type, the
+ * status set with reply.code(), a text body as the string a Fastify
+ * route's reply.send gives its hooks and bytes as a Buffer. Then the hooks,
+ * and what they hand back written as Fastify would (writeOnSendPayload). A
+ * hook's error takes the app's headers back off the record first, so the
+ * error answer carries none of them.
+ */
+export function writeAfterOnSendHooks (reply: FastifyReply, plan: Plan, hooks: readonly OnSendHook[]): FastifyReply | Promise<FastifyReply> | undefined {
+  const merge = mergeHeaders(plan.head as Record<string, string | string[]>, plan.merge!, plan.defaultType, plan.length)
+  reply.code(plan.status)
+  const body = plan.body
+  const payload = body === null ? undefined : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  const restore = (): void => { undoMerge(merge) }
+  return afterOnSendHooks(hooks, reply, payload, restore, (final) => {
+    const way = writeOnSendPayload(reply, final, restore)
+    wentOut(reply, way, undefined, hooks.length)
+    return way
+  })
+}
 
 /**
  * The route's onSend hooks, run by the plugin instead of reply.send, with
@@ -13,7 +42,7 @@ import { isAscii } from './head.js'
  * FST_ERR_SEND_UNDEFINED_ERR) stops the chain. Then `done` gets the error or
  * the final payload. Synchronous hooks run synchronously, as in Fastify.
  */
-export function runOnSendHooks (
+function runOnSendHooks (
   hooks: readonly OnSendHook[],
   request: FastifyRequest,
   reply: FastifyReply,
@@ -47,8 +76,12 @@ export function runOnSendHooks (
   next()
 }
 
-/** How the response went out after the hooks: a way, or a promise for a writer still at work. */
-export type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
+/**
+ * How the response went out after the hooks, as the debug log names it
+ * ('fast writer' for the plugin's own write of what the hooks handed back),
+ * or a promise for a writer still at work.
+ */
+type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
 
 /**
  * Runs the hooks, then `finish` with what they handed back. When a hook
@@ -116,7 +149,7 @@ export function afterOnSendHooks (
  * back the reply's headers from before the app's response, so that the 500
  * Fastify's error handler writes carries none of the failed response's.
  */
-export function finishAfterOnSend (reply: FastifyReply, payload: unknown, restore: () => void): 'fast writer' | 'reply.send' {
+function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () => void): 'fast writer' | 'reply.send' {
   const isBytes = typeof payload === 'string' || Buffer.isBuffer(payload)
   if (isBytes || payload === undefined || payload === null) {
     if (hasReplyTrailers(reply)) {
@@ -147,19 +180,13 @@ export function finishAfterOnSend (reply: FastifyReply, payload: unknown, restor
       const length = Buffer.byteLength(body)
       if (declared === undefined || declared === '' || (method !== 'HEAD' && Number(declared) !== length)) headers['content-length'] = String(length)
     }
-    try {
-      raw.writeHead(status, headers)
-    } catch (err) {
-      forgetFailedHead(raw)
-      restore()
-      throw err
-    }
+    writeHead(raw, status, headers, restore)
     reply.hijack()
     if (body === undefined) raw.end()
     else raw.end(body)
     return 'fast writer'
   }
-  if (isStreamLike(payload)) {
+  if (isStreamPayload(payload)) {
     sendOnward(reply, payload)
     return 'reply.send'
   }
@@ -176,9 +203,35 @@ function sendOnward (reply: FastifyReply, payload: unknown): void {
 }
 
 /** What Fastify's onSendEnd streams: a Node stream, a web stream, or a Response. */
-function isStreamLike (payload: unknown): boolean {
+function isStreamPayload (payload: unknown): boolean {
   if (payload === null || typeof payload !== 'object') return false
   const candidate = payload as { pipe?: unknown, getReader?: unknown }
   return typeof candidate.pipe === 'function' || typeof candidate.getReader === 'function' ||
     Object.prototype.toString.call(payload) === '[object Response]'
+}
+
+/**
+ * After the hooks of the send writer's path (send-writer.ts): the app's live
+ * stream, handed back untouched, goes out through the stream writer with
+ * the reply's status and headers as the hooks left them; anything else as
+ * writeOnSendPayload writes it.
+ */
+export function writeAfterHooksOnSend (
+  reply: FastifyReply,
+  final: unknown,
+  given: unknown,
+  live: StartedBody | undefined,
+  guard: SendReason,
+  hooks: number,
+  restore: () => void
+): Finished {
+  if (live !== undefined && final === given && guard === 'onSend hooks on a stream' && !(given as ReadableStream).locked && !hasReplyTrailers(reply)) {
+    wentOut(reply, 'stream writer', undefined, hooks)
+    const record = replyHeaders(reply)
+    const head = isHttp2(reply.raw) ? http2Head(record) : record
+    return writeStream(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false }, live)
+  }
+  const way = writeOnSendPayload(reply, final, restore)
+  wentOut(reply, way, guard, hooks)
+  return way
 }

@@ -1,6 +1,8 @@
 import type { Http2ServerResponse } from 'node:http2'
 import type { Duplex } from 'node:stream'
 import type { FastifyReply } from 'fastify'
+import { endSocketSoon } from '../internals/incoming.js'
+import { isHttp2 } from '../internals/node.js'
 
 /**
  * The response streams the mounts are writing, per server, so that
@@ -62,7 +64,7 @@ export function endOpenStreams (server: object): void {
  * keep-alive client would hold the server open until its keep-alive timeout.
  */
 export function closeConnectionIfClosing (reply: FastifyReply): void {
-  if (anyClosing && reply.request.raw.httpVersionMajor === 1 && byServer.get(reply.server.server)?.closing === true) reply.header('connection', 'close')
+  if (anyClosing && !isHttp2(reply.raw) && byServer.get(reply.server.server)?.closing === true) reply.header('connection', 'close')
 }
 
 function end (reply: FastifyReply, reader: Cancellable): void {
@@ -78,15 +80,12 @@ function end (reply: FastifyReply, reader: Cancellable): void {
  */
 function connectionCloser (reply: FastifyReply): (() => void) | undefined {
   const raw = reply.raw
-  if (reply.request.raw.httpVersionMajor === 2) {
-    const session = (raw as unknown as Http2ServerResponse).stream?.session
+  if (isHttp2(raw)) {
+    const session = (raw as Partial<Pick<Http2ServerResponse, 'stream'>>).stream?.session
     return session === undefined ? undefined : () => { if (!session.closed && !session.destroyed) session.close() }
   }
-  const socket = raw.socket as (Duplex & { destroySoon?: () => void }) | null
+  const socket = raw.socket as Duplex | null
   // No socket of its own (fastify.inject()'s fake one has no end()): nothing to close.
   if (socket === null || typeof socket.end !== 'function') return undefined
-  return () => {
-    if (typeof socket.destroySoon === 'function') socket.destroySoon()
-    else socket.end()
-  }
+  return () => { endSocketSoon(socket) }
 }

@@ -1,28 +1,30 @@
 import { Buffer } from 'node:buffer'
+import { validateHeaderName, validateHeaderValue } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { hasReplyTrailers, onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
-import { canChunk } from '../internals/node.js'
-import { DEFAULT_TEXT_TYPE, isNullBodyStatus, type ResponseParts } from '../web/response.js'
-import { bufferIfComplete, readAvailable, streamOfStarted, type StartedBody } from './complete-body.js'
-import { afterOnSendHooks, finishAfterOnSend } from './on-send.js'
+import { onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
+import { canChunk, isHttp2 } from '../internals/node.js'
+import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
+import { streamOfStarted, type StartedBody } from './complete-body.js'
+import { afterOnSendHooks, writeAfterHooksOnSend } from './on-send.js'
 import { trackStream } from './open-streams.js'
+import { combineVary } from './head.js'
+import { isCustomStatusText, isHttp2Forbidden } from './plan.js'
 import type { SendReason } from './reasons.js'
 import { wentOut } from './went-out.js'
-import { assertWritableHeaders, copyHeadersToReply, http2Head, isCustomStatusText } from './head.js'
-import { writeStream } from './stream-writer.js'
 
 /**
- * Writes the app's Response through `reply.send`: every onSend hook, HTTP/2,
- * trailers and Fastify's own framing apply. Used whenever a guard of the way
- * out fails. Buffered bodies go out as a Buffer, so Fastify sets their
- * Content-Length (a string would also get a charset appended to JSON types).
+ * The way out `reply.send`: the app's Response through Fastify's own writer,
+ * where every onSend hook, HTTP/2, trailers and Fastify's own framing apply.
+ * Taken whenever a guard of the plan fails. Buffered bodies go out as a
+ * Buffer, so Fastify sets their Content-Length (a string would also get a
+ * charset appended to JSON types).
  *
  * An error answer never carries the failed response's headers (its caching,
  * validators, encoding, cookies, length): a stream that has failed already
- * rejects before any of them reaches the reply, and one that fails before its
- * first chunk takes them back off the reply and the raw response before
- * Fastify's error handler writes the 500. After the first chunk, Fastify
- * destroys the connection.
+ * rejected before the plan, and one that fails before its first chunk takes
+ * them back off the reply and the raw response before Fastify's error
+ * handler writes the 500. After the first chunk, Fastify destroys the
+ * connection.
  */
 export async function writeThroughReply (
   /** The guard that sent the response here, for the debug log. */
@@ -30,14 +32,17 @@ export async function writeThroughReply (
   request: FastifyRequest,
   reply: FastifyReply,
   response: Response,
-  parts: ResponseParts | undefined,
-  /** The body, when the way out already started reading it. */
-  started?: StartedBody
+  /** The status, headers and stored body (a lightweight one, or a native body read whole). */
+  parts: ResponseParts,
+  /** A native live stream, its ready part read already. */
+  started: StartedBody | undefined,
+  /** For a HEAD answer made from a GET response, the GET body's length (the plan's). */
+  headLength: number | undefined
 ): Promise<FastifyReply> {
   const status = response.status
   const headers = response.headers
   assertWritableHeaders(headers)
-  const http2 = request.raw.httpVersionMajor === 2
+  const http2 = isHttp2(request.raw)
   // Transfer-Encoding or a Trailer announced by the app: no length may be
   // added, so the body goes out as a stream, chunked (HTTP/1) or as data frames.
   // An HTTP/1.0 client cannot take chunks, hence no trailers: Node would throw
@@ -50,45 +55,30 @@ export async function writeThroughReply (
   let payload: string | Buffer | ReadableStream<Uint8Array> | undefined
   /** The app's live stream, once read from, behind `payload`. */
   let live: StartedBody | undefined
-  let headLength: number | undefined
   // What the reply held before the app's headers, to go back to if a stream fails before its first chunk.
   let before: Record<string, unknown> | undefined
-  if (parts !== undefined) {
-    // A lightweight response: its stored body, without building a stream unless framing needs one.
-    const stored = parts.body
-    if (stored !== null && !isNullBodyStatus(status)) {
-      // A kept Headers object has no default type: the one the fast writer adds.
-      if (typeof stored === 'string' && !reply.hasHeader('content-type')) reply.header('content-type', DEFAULT_TEXT_TYPE)
-      if (typeof stored === 'string' && !framed && hooks !== null && hooks !== undefined) {
-        // For the hooks the plugin runs, a string, as a Fastify route's reply.send gives them.
-        payload = stored
-      } else {
-        const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
-        payload = framed ? streamOf(bytes) : bytes
-      }
-    } else if (stored === null && request.raw.method === 'HEAD') {
-      // Hono answers HEAD with `new Response(null, getResponse)`: the GET's length.
-      headLength = parts.headLength
+  const stored = parts.body
+  if (started !== undefined) {
+    live = started
+    payload = streamOfStarted(started, () => takeBackHeaders(reply, headers, before))
+    trackStream(reply, started.reader) // ended by fastify.close()
+  } else if (stored !== null && !isNullBodyStatus(status)) {
+    // A stored body, without building a stream unless framing needs one.
+    // A kept Headers object has no default type: the one the fast writer adds.
+    if (typeof stored === 'string' && !reply.hasHeader('content-type')) reply.header('content-type', defaultTypeOf(stored))
+    if (typeof stored === 'string' && !framed && hooks !== null && hooks !== undefined) {
+      // For the hooks the plugin runs, a string, as a Fastify route's reply.send gives them.
+      payload = stored
+    } else {
+      const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
+      payload = framed ? streamOfBytes(bytes) : bytes
     }
-  } else {
-    const body = started ?? response.body
-    if (body !== null && !isNullBodyStatus(status)) {
-      // What the stream has ready is read before the reply is touched, so an
-      // error it already has is Fastify's plain 500.
-      const ready = isStarted(body) ? body : framed ? await readAvailable(body) : await bufferIfComplete(body)
-      if (Buffer.isBuffer(ready)) {
-        payload = ready
-      } else {
-        live = ready
-        payload = streamOfStarted(ready, () => takeBackHeaders(reply, headers, before))
-        trackStream(reply, ready.reader) // ended by fastify.close()
-      }
-    } else if (body !== null) {
-      await (isStarted(body) ? body.reader : body).cancel()
-    }
+  } else if (stored === null) {
+    // A native body with a null body status goes unread.
+    await response.body?.cancel()
   }
 
-  if (payload !== undefined && !Buffer.isBuffer(payload) && parts === undefined) before = reply.getHeaders()
+  if (live !== undefined) before = reply.getHeaders()
   // With onSend hooks, run here: the reply's headers before the app's, to go back to if a hook fails.
   const own = hooks === null || hooks === undefined ? undefined : { ...replyHeaders(reply) }
   reply.code(status)
@@ -101,10 +91,6 @@ export async function writeThroughReply (
   const statusText = response.statusText
   const reason = !http2 && isCustomStatusText(status, statusText) ? statusText : ''
   return send(reply, payload, reason, guard, hooks, own, live)
-}
-
-function isStarted (body: ReadableStream<Uint8Array> | StartedBody): body is StartedBody {
-  return (body as Partial<StartedBody>).reader !== undefined && (body as Partial<StartedBody>).chunks !== undefined
 }
 
 /**
@@ -122,7 +108,7 @@ function takeBackHeaders (reply: FastifyReply, headers: Headers, before: Record<
     const previous = before?.[name]
     if (previous !== undefined) reply.header(name, previous)
   }
-  if (reply.request.raw.httpVersionMajor !== 2) (raw as { statusMessage?: string }).statusMessage = undefined
+  if (!isHttp2(raw)) (raw as { statusMessage?: string }).statusMessage = undefined
 }
 
 /**
@@ -156,26 +142,47 @@ function send (
       throw err
     }
   }
-  if (Buffer.isBuffer(payload) && !reply.hasHeader('content-type')) reply.header('content-type', 'application/octet-stream')
+  if (Buffer.isBuffer(payload) && !reply.hasHeader('content-type')) reply.header('content-type', defaultTypeOf(payload))
   const restore = (): void => {
     if (reason !== '') reply.raw.statusMessage = ''
     setReplyHeaders(reply, own)
     live?.reader.cancel().catch(() => {})
   }
-  const result = afterOnSendHooks(hooks, reply, payload, restore, (final) => {
-    if (live !== undefined && final === payload && guard === 'onSend hooks on a stream' && !(payload as ReadableStream).locked && !hasReplyTrailers(reply)) {
-      wentOut(reply, 'stream writer', undefined, hooks.length)
-      const head = replyHeaders(reply)
-      return writeStream(reply, reply.raw.statusCode, reply.request.raw.httpVersionMajor === 2 ? http2Head(head) : head, live)
-    }
-    const way = finishAfterOnSend(reply, final, restore)
-    wentOut(reply, way, guard, hooks.length)
-    return way
-  })
+  const result = afterOnSendHooks(hooks, reply, payload, restore, (final) => writeAfterHooksOnSend(reply, final, payload, live, guard, hooks.length, restore))
   // Written by the plugin: the reply is hijacked, and the caller (an async function) returns it.
   return result ?? reply
 }
 
-function streamOf (bytes: Uint8Array): ReadableStream<Uint8Array> {
+function streamOfBytes (bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({ start (controller) { controller.enqueue(bytes); controller.close() } })
+}
+
+/**
+ * For reply.send: checks every header the app set before any of them reaches
+ * the reply, so a value that `Headers` accepts but Node rejects (`'a\x01b'`)
+ * fails here, with nothing half-written, and Fastify's error handler answers 500.
+ */
+function assertWritableHeaders (headers: Headers): void {
+  for (const [name, value] of headers) {
+    validateHeaderName(name)
+    validateHeaderValue(name, value)
+  }
+}
+
+/**
+ * For reply.send: copies the app's headers onto the reply, over what hooks
+ * and plugins set before: the app wins a conflict, except for Set-Cookie
+ * (each cookie kept, Fastify's reply.header appends them) and Vary (the two
+ * lists combined).
+ */
+function copyHeadersToReply (reply: FastifyReply, headers: Headers, http2: boolean): void {
+  for (const [name, value] of headers) {
+    if (http2 && isHttp2Forbidden(name)) continue
+    if (name === 'vary') {
+      const existing = reply.getHeader('vary')
+      reply.header('vary', existing === undefined ? value : combineVary(String(existing), value))
+      continue
+    }
+    reply.header(name, value)
+  }
 }

@@ -1,13 +1,14 @@
-import type { ServerResponse, OutgoingHttpHeaders } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
-import { forgetFailedHead } from '../internals/node.js'
 import { clientGone } from '../web/client-abort.js'
 import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
+import { writePlannedHead } from './head.js'
 import { trackStream } from './open-streams.js'
-import { takeBackMerge, type HeadLines } from './head.js'
+import type { HeadPlan } from './plan.js'
 
 /**
- * Streams a body straight to the raw HTTP/1 response (chunked by Node), as
+ * The stream writer: a live body straight to the raw response with the
+ * plan's head (chunked by Node on HTTP/1, data frames on HTTP/2), as
  * reply.send would through its web-stream pump, but without that pump's
  * extra layer per chunk: SSE and other streams cost less per event.
  *
@@ -22,7 +23,7 @@ import { takeBackMerge, type HeadLines } from './head.js'
  * runs and the handler finishes; Fastify then runs its onRequestAbort hooks,
  * as for any route whose client left.
  */
-export async function writeStream (reply: FastifyReply, status: number, headers: HeadLines, body: StartedBody): Promise<void> {
+export async function writeStream (reply: FastifyReply, plan: HeadPlan, body: StartedBody): Promise<void> {
   const raw = reply.raw as ServerResponse
   const reader = body.reader
   if (clientGone(reply.request.raw, raw)) {
@@ -31,10 +32,8 @@ export async function writeStream (reply: FastifyReply, status: number, headers:
     return
   }
   try {
-    raw.writeHead(status, headers as OutgoingHttpHeaders)
+    writePlannedHead(raw, plan)
   } catch (err) {
-    forgetFailedHead(raw)
-    takeBackMerge()
     reader.cancel(err).catch(() => {})
     throw err
   }

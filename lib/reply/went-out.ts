@@ -1,7 +1,11 @@
 import type { FastifyReply } from 'fastify'
 import type { SendReason } from './reasons.js'
 
-export type Way = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itself'
+/**
+ * The way out as the log line names it: 'fast writer' is also the plugin's
+ * own write of what onSend hooks handed back (on-send.ts).
+ */
+type LoggedWay = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itself'
 
 /**
  * At Fastify's `debug` log level, one line per response: which way it went;
@@ -11,12 +15,12 @@ export type Way = 'fast writer' | 'stream writer' | 'reply.send' | 'the app itse
  * unless the level is on (pino's isLevelEnabled; a logger without it is
  * never asked).
  */
-export function wentOut (reply: FastifyReply, way: Way, guard?: SendReason, onSendHooks?: number): void {
+export function wentOut (reply: FastifyReply, way: LoggedWay, guard?: SendReason, onSendHooks?: number): void {
   const log = reply.log as FastifyReply['log'] & { isLevelEnabled?: (level: string) => boolean }
   if (log.isLevelEnabled?.('debug') !== true) return
   const hooks = onSendHooks === undefined ? '' : `, after ${onSendHooks} onSend hook${onSendHooks === 1 ? '' : 's'}`
   const because = guard === undefined ? '' : `, because of ${guard}`
-  const line: { wayOut: Way, guard?: SendReason, onSendHooks?: number } = { wayOut: way }
+  const line: { wayOut: LoggedWay, guard?: SendReason, onSendHooks?: number } = { wayOut: way }
   if (guard !== undefined) line.guard = guard
   if (onSendHooks !== undefined) line.onSendHooks = onSendHooks
   log.debug(line, `fastify-hono: ${way}${hooks}${because}`)

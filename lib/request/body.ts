@@ -4,7 +4,8 @@ import { constants as http2Constants, type Http2ServerRequest } from 'node:http2
 import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyReply } from 'fastify'
 import { markClientBodyError } from '../errors.js'
-import { bufferedRest, closeConnection, whenResponseFinished } from '../internals/incoming.js'
+import { bufferedRest, closeConnection, beforeUnreadBodyIsDumped } from '../internals/incoming.js'
+import { isHttp2 } from '../internals/node.js'
 
 /** How long and how much of an unread body is read once the response is out: see afterApp. */
 export interface DrainBounds {
@@ -62,7 +63,7 @@ export class RequestBody {
     if (this.ended) return
     const incoming = this.incoming
     const source = this.source
-    if (incoming.httpVersionMajor === 2) {
+    if (isHttp2(incoming)) {
       // Http2ServerResponse emits 'finish' only once the stream has closed,
       // which a client that never ends its upload never lets happen: wait
       // for the end of the stream's own writable side instead.
@@ -78,7 +79,7 @@ export class RequestBody {
     }
     const outgoing = reply.raw
     if (outgoing.writableFinished) this.release()
-    else whenResponseFinished(outgoing as ServerResponse, () => this.release())
+    else beforeUnreadBodyIsDumped(outgoing as ServerResponse, () => this.release())
   }
 
   /**
@@ -98,7 +99,7 @@ export class RequestBody {
     const source = this.source
     if (source.readableEnded || source.destroyed) return
     const incoming = this.incoming
-    if (incoming.httpVersionMajor !== 2 && (incoming as IncomingMessage).complete) {
+    if (arrived(incoming)) {
       source.resume()
       return
     }
@@ -113,7 +114,7 @@ export class RequestBody {
   private cancel (): void {
     this.detachReader?.()
     const incoming = this.incoming
-    if (this.released || (incoming.httpVersionMajor !== 2 && (incoming as IncomingMessage).complete)) this.source.resume()
+    if (this.released || arrived(incoming)) this.source.resume()
     else this.source.pause()
   }
 
@@ -292,7 +293,7 @@ export class RequestBody {
  * longer than that.
  */
 function drain (source: Readable, incoming: IncomingMessage | Http2ServerRequest, bounds: DrainBounds): void {
-  const http2 = incoming.httpVersionMajor === 2
+  const http2 = isHttp2(incoming)
   let drained = 0
   const stop = (): void => {
     clearTimeout(timer)
@@ -329,7 +330,7 @@ function drain (source: Readable, incoming: IncomingMessage | Http2ServerRequest
 
 /** The whole body is in memory already (HTTP/1 only: an HTTP/2 stream says so by ending). */
 function arrived (incoming: IncomingMessage | Http2ServerRequest): boolean {
-  return incoming.httpVersionMajor !== 2 && (incoming as IncomingMessage).complete
+  return !isHttp2(incoming) && (incoming as IncomingMessage).complete
 }
 
 /**
@@ -353,8 +354,8 @@ function bodyGone (): Error {
   return new Error('Request body already consumed or discarded')
 }
 
-/** What a native Request's body gives once it has been read. */
-function bodyUnusable (): TypeError {
+/** What a native Request's body gives once it has been read (the lightweight Request's too). */
+export function bodyUnusable (): TypeError {
   return new TypeError('Body is unusable: Body has already been read')
 }
 

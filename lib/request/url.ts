@@ -39,20 +39,38 @@ export function originForm (target: string): string {
 }
 
 /**
+ * A mount prefix and one of the app's route paths, as one path: the app's
+ * `/` is the prefix itself (`/v2` and `/users/:id` → `/v2/users/:id`).
+ */
+export function joinPath (prefix: string, path: string): string {
+  let end = prefix.length
+  while (end > 0 && prefix.charCodeAt(end - 1) === 47 /* / */) end--
+  const base = prefix.slice(0, end)
+  if (path === '' || path === '/') return base === '' ? '/' : base
+  return base + (path.charCodeAt(0) === 47 ? path : '/' + path)
+}
+
+/** Where the path of an origin-form target ends: at its query or fragment, or at its end. */
+export function pathEnd (target: string): number {
+  let end = target.length
+  const query = target.indexOf('?')
+  if (query !== -1) end = query
+  const hash = target.indexOf('#')
+  if (hash !== -1 && hash < end) end = hash
+  return end
+}
+
+/**
  * The path and query the mounted app sees. The prefix is removed by counting
  * segments of the raw target, not by comparing text: the router has already
  * matched it, possibly percent-encoded (`/%76%32`) or in another case
  * (`caseSensitive: false`), so the rest is passed on exactly as sent and
  * never mixes decoded and raw parts.
  */
-export function appPath (target: string, mount: Mount): string {
+function appPath (target: string, mount: Mount): string {
   const path = originForm(target)
   if (mount.segments === 0) return path
-  let end = path.length
-  const query = path.indexOf('?')
-  if (query !== -1) end = query
-  const hash = path.indexOf('#')
-  if (hash !== -1 && hash < end) end = hash
+  const end = pathEnd(path)
 
   // Skip `segments` segments; runs of slashes count as one (ignoreDuplicateSlashes).
   let at = 0

@@ -34,11 +34,11 @@ export function isResponseShaped (value: object): value is ForeignResponse {
   if (typeof headers !== 'object' || headers === null || typeof headers.get !== 'function' ||
     typeof headers[Symbol.iterator] !== 'function') return false
   const body = candidate.body
-  return body === null || body === undefined || isStreamLike(body)
+  return body === null || body === undefined || isBodyStreamLike(body)
 }
 
 /** A ReadableStream of any realm or library, or an async iterable (a Node stream). */
-function isStreamLike (body: unknown): body is object {
+function isBodyStreamLike (body: unknown): body is object {
   if (typeof body !== 'object' || body === null) return false
   const source = body as Record<string | symbol, unknown>
   return typeof source.getReader === 'function' || typeof source[Symbol.asyncIterator] === 'function'
@@ -46,7 +46,7 @@ function isStreamLike (body: unknown): body is object {
 
 /** A body that is a stream, but not this realm's ReadableStream: it needs reading through its own interface. */
 export function isForeignStream (body: unknown): body is object {
-  return isStreamLike(body) && !(body instanceof WebReadableStream)
+  return isBodyStreamLike(body) && !(body instanceof WebReadableStream)
 }
 
 /**

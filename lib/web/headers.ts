@@ -38,21 +38,19 @@ const NOT_BYTE = /[^\0-\xff]/
 /** HTTP whitespace around a value, removed as the Fetch standard says. */
 const SURROUNDING_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
 
-interface Lightweight {
-  /** Lowercase names and values, flat: [name, value, name, value, …]. One entry per name, except set-cookie. */
-  [kList]: string[]
-  /** A request's raw headers while the list is UNREAD, else undefined. */
-  [kRaw]: readonly string[] | undefined
-}
-
 export class LightweightHeaders {
+  /** Lowercase names and values, flat: [name, value, name, value, …]. One entry per name, except set-cookie. */
+  declare [kList]: string[]
+  /** A request's raw headers while the list is UNREAD, else undefined. */
+  declare [kRaw]: readonly string[] | undefined
+
   constructor (init?: HeadersInit | null) {
-    const self = this as unknown as Lightweight
+    const self = this
     self[kRaw] = undefined
     if (init === undefined) {
       self[kList] = []
     } else if (isLightweightHeaders(init)) {
-      self[kList] = listOf(init as unknown as Lightweight).slice()
+      self[kList] = listOf(init).slice()
     } else if (isPlainRecord(init)) {
       // What a native Headers does with a record: each own enumerable key, in order, appended.
       self[kList] = []
@@ -74,11 +72,11 @@ export class LightweightHeaders {
   }
 
   append (name: string, value: string): void {
-    if (!isLightweightHeaders(this)) return nativeMethod('append').apply(this, arguments as unknown as [string, string])
+    if (!isLightweightHeaders(this)) return Reflect.apply(nativeMethod('append'), this, arguments)
     requireArguments('append', arguments.length, 2)
     name = checkName('append', name)
     value = checkValue('append', value)
-    const list = listOf(this as unknown as Lightweight)
+    const list = listOf(this)
     if (name !== 'set-cookie') {
       for (let i = 0; i < list.length; i += 2) {
         if (list[i] === name) { list[i + 1] += separatorOf(name) + value; return }
@@ -88,11 +86,11 @@ export class LightweightHeaders {
   }
 
   set (name: string, value: string): void {
-    if (!isLightweightHeaders(this)) return nativeMethod('set').apply(this, arguments as unknown as [string, string])
+    if (!isLightweightHeaders(this)) return Reflect.apply(nativeMethod('set'), this, arguments)
     requireArguments('set', arguments.length, 2)
     name = checkName('set', name)
     value = checkValue('set', value)
-    const list = listOf(this as unknown as Lightweight)
+    const list = listOf(this)
     let found = false
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] !== name) continue
@@ -108,10 +106,10 @@ export class LightweightHeaders {
   }
 
   delete (name: string): void {
-    if (!isLightweightHeaders(this)) return nativeMethod('delete').apply(this, arguments as unknown as [string, string])
+    if (!isLightweightHeaders(this)) return Reflect.apply(nativeMethod('delete'), this, arguments)
     requireArguments('delete', arguments.length, 1)
     name = checkName('delete', name)
-    const list = listOf(this as unknown as Lightweight)
+    const list = listOf(this)
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] === name) {
         list.splice(i, 2)
@@ -121,10 +119,10 @@ export class LightweightHeaders {
   }
 
   get (name: string): string | null {
-    if (!isLightweightHeaders(this)) return nativeMethod('get').apply(this, arguments as unknown as [string, string])
+    if (!isLightweightHeaders(this)) return Reflect.apply(nativeMethod('get'), this, arguments)
     requireArguments('get', arguments.length, 1)
     name = checkName('get', name)
-    const self = this as unknown as Lightweight
+    const self = this
     if (self[kList] === UNREAD) return rawGet(self[kRaw]!, name)
     const list = self[kList]
     let found: string | null = null
@@ -137,10 +135,10 @@ export class LightweightHeaders {
   }
 
   has (name: string): boolean {
-    if (!isLightweightHeaders(this)) return nativeMethod('has').apply(this, arguments as unknown as [string, string])
+    if (!isLightweightHeaders(this)) return Reflect.apply(nativeMethod('has'), this, arguments)
     requireArguments('has', arguments.length, 1)
     name = checkName('has', name)
-    const self = this as unknown as Lightweight
+    const self = this
     if (self[kList] === UNREAD) return rawIndexOf(self[kRaw]!, name, 0) !== -1
     const list = self[kList]
     for (let i = 0; i < list.length; i += 2) {
@@ -151,7 +149,7 @@ export class LightweightHeaders {
 
   getSetCookie (): string[] {
     if (!isLightweightHeaders(this)) return nativeMethod('getSetCookie').call(this)
-    const list = listOf(this as unknown as Lightweight)
+    const list = listOf(this)
     const cookies: string[] = []
     for (let i = 0; i < list.length; i += 2) {
       if (list[i] === 'set-cookie') cookies.push(list[i + 1])
@@ -164,7 +162,7 @@ export class LightweightHeaders {
       throw new TypeError("Headers.forEach: Expected callback to be of type 'Function'.")
     }
     if (!isLightweightHeaders(this)) return nativeMethod('forEach').call(this, callback, thisArg)
-    for (const [name, value] of sortedEntries(this)) callback.call(thisArg, value, name, this as unknown as Headers)
+    for (const [name, value] of sortedEntries(this)) callback.call(thisArg, value, name, this as Headers)
   }
 
   entries (): IterableIterator<[string, string]> {
@@ -210,7 +208,7 @@ function nativeMethod (name: string): (...args: any[]) => any {
 }
 
 export function isLightweightHeaders (value: unknown): value is LightweightHeaders {
-  return typeof value === 'object' && value !== null && (value as Partial<Lightweight>)[kList] !== undefined
+  return typeof value === 'object' && value !== null && (value as Partial<LightweightHeaders>)[kList] !== undefined
 }
 
 /**
@@ -218,7 +216,7 @@ export function isLightweightHeaders (value: unknown): value is LightweightHeade
  * per name, each Set-Cookie apart. Read only: the writers walk it in place.
  */
 export function headerList (headers: LightweightHeaders): readonly string[] {
-  return listOf(headers as unknown as Lightweight)
+  return listOf(headers)
 }
 
 /**
@@ -226,7 +224,7 @@ export function headerList (headers: LightweightHeaders): readonly string[] {
  * them; set-cookie entries one by one, in order (the sort is stable).
  */
 function sortedEntries (headers: object): Array<[string, string]> {
-  const list = listOf(headers as Lightweight)
+  const list = listOf(headers as LightweightHeaders)
   const sorted: Array<[string, string]> = []
   for (let i = 0; i < list.length; i += 2) sorted.push([list[i], list[i + 1]])
   return sorted.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
@@ -299,7 +297,7 @@ function byteString (method: string, value: unknown): string {
 
 /** Sets Content-Type on a lightweight Headers unless it has one: a response's default type, without the checks a literal name needs. */
 export function defaultContentType (headers: Headers, value: string): Headers {
-  const list = listOf(headers as unknown as Lightweight)
+  const list = listOf(headers as LightweightHeaders)
   for (let i = 0; i < list.length; i += 2) {
     if (list[i] === 'content-type') return headers
   }
@@ -309,7 +307,7 @@ export function defaultContentType (headers: Headers, value: string): Headers {
 
 /** A lightweight copy of `init`, typed as the Headers it stands in for. */
 export function copyHeaders (init?: HeadersInit | null): Headers {
-  return new LightweightHeaders(init) as unknown as Headers
+  return new LightweightHeaders(init) as Headers
 }
 
 /**
@@ -328,24 +326,24 @@ export function copyHeaders (init?: HeadersInit | null): Headers {
  * when it is built.
  */
 export function requestHeaders (rawHeaders: readonly string[]): Headers {
-  const headers = Object.create(LightweightHeaders.prototype) as Lightweight
+  const headers = Object.create(LightweightHeaders.prototype) as LightweightHeaders
   headers[kList] = UNREAD
   headers[kRaw] = rawHeaders
-  return headers as unknown as Headers
+  return headers as Headers
 }
 
-function listOf (self: Lightweight): string[] {
+function listOf (self: LightweightHeaders): string[] {
   const list = self[kList]
   return list === UNREAD ? readRaw(self) : list
 }
 
 /** Builds the list of request headers from the raw ones: appended one by one, checked as append() checks. */
-function readRaw (self: Lightweight): string[] {
+function readRaw (self: LightweightHeaders): string[] {
   const raw = self[kRaw]!
   const list: string[] = []
   self[kList] = list
   self[kRaw] = undefined
-  const headers = self as unknown as LightweightHeaders
+  const headers = self
   try {
     for (let i = 0; i < raw.length; i += 2) {
       if (raw[i].charCodeAt(0) !== 58 /* : */) headers.append(raw[i], raw[i + 1])

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
 import { markClientBodyError } from '../errors.js'
 import { clientAbortSignal } from './client-abort.js'
-import type { RequestBody } from '../request/body.js'
+import { bodyUnusable, type RequestBody } from '../request/body.js'
 import { requestHeaders } from './headers.js'
 import { NativeResponse } from './response.js'
 import { realStream } from './shared-body.js'
@@ -28,20 +28,21 @@ const kHeaders = Symbol('fastify-hono.headers')
 const kSignal = Symbol('fastify-hono.signal')
 const kNative = Symbol('fastify-hono.native')
 
-interface Lightweight {
-  [kMethod]: string
-  [kUrl]: string
-  [kIncoming]: IncomingMessage | Http2ServerRequest
-  [kOutgoing]: ServerResponse | Http2ServerResponse
-  [kBody]: RequestBody | null
-  [kBodyUsed]: boolean
-  [kHeaders]: Headers | undefined
-  /** Made on first use: most apps never ask for it. */
-  [kSignal]: AbortSignal | undefined
-  [kNative]: globalThis.Request | undefined
-}
+type Lightweight = LightweightRequest
 
 export class LightweightRequest {
+  // Set by LightweightState, below.
+  declare [kMethod]: string
+  declare [kUrl]: string
+  declare [kIncoming]: IncomingMessage | Http2ServerRequest
+  declare [kOutgoing]: ServerResponse | Http2ServerResponse
+  declare [kBody]: RequestBody | null
+  declare [kBodyUsed]: boolean
+  declare [kHeaders]: Headers | undefined
+  /** Made on first use: most apps never ask for it. */
+  declare [kSignal]: AbortSignal | undefined
+  declare [kNative]: globalThis.Request | undefined
+
   constructor (input: RequestInfo | URL, init?: RequestInit) {
     const source = isLightweight(input) ? materialize(input) : input
     // A lightweight response's body must be the real stream for undici.
@@ -53,46 +54,48 @@ export class LightweightRequest {
       // @hono/node-server's Request does.
       if ((init as { duplex?: string }).duplex === undefined) init = { ...init, duplex: 'half' } as RequestInit
     }
-    return new NativeRequest(source as RequestInfo | URL, init)
+    // `new Request()` by the app makes a native one: this class only ever
+    // gives its prototype to the plugin's own requests (LightweightState).
+    return new NativeRequest(source as RequestInfo | URL, init) as unknown as LightweightRequest
   }
 
-  get method (): string { return (this as unknown as Lightweight)[kMethod] }
-  get url (): string { return (this as unknown as Lightweight)[kUrl] }
+  get method (): string { return this[kMethod] }
+  get url (): string { return this[kUrl] }
   get signal (): AbortSignal { return signalOf(this) }
 
   get headers (): Headers {
-    const self = this as unknown as Lightweight
+    const self = this
     const native = self[kNative]
     if (native !== undefined) return native.headers
     return (self[kHeaders] ??= requestHeaders(self[kIncoming].rawHeaders))
   }
 
   get body (): ReadableStream<Uint8Array> | null {
-    const self = this as unknown as Lightweight
+    const self = this
     // No body (GET, HEAD, TRACE): null, as the native Request would say, without building one.
     if (self[kNative] === undefined && self[kBody] === null) return null
     return materialize(this).body
   }
 
   get bodyUsed (): boolean {
-    const self = this as unknown as Lightweight
+    const self = this
     return self[kNative] === undefined ? self[kBodyUsed] : self[kNative].bodyUsed
   }
 
   text (): Promise<string> {
-    const native = (this as unknown as Lightweight)[kNative]
+    const native = this[kNative]
     if (native !== undefined) return native.text()
     return consume(this, decode)
   }
 
   json (): Promise<any> {
-    const native = (this as unknown as Lightweight)[kNative]
+    const native = this[kNative]
     if (native !== undefined) return native.json().catch(invalidJson)
     return consume(this, parseJson)
   }
 
   arrayBuffer (): Promise<ArrayBuffer> {
-    const native = (this as unknown as Lightweight)[kNative]
+    const native = this[kNative]
     if (native !== undefined) return native.arrayBuffer()
     return consume(this, toArrayBuffer)
   }
@@ -140,7 +143,7 @@ const LightweightState = function (this: Lightweight, method: string, url: strin
   this[kSignal] = undefined
   this[kNative] = undefined
 } as unknown as new (...args: Parameters<typeof createLightweightRequest>) => Lightweight
-LightweightState.prototype = LightweightRequest.prototype as unknown as Lightweight
+LightweightState.prototype = LightweightRequest.prototype
 
 export function createLightweightRequest (
   method: string,
@@ -169,7 +172,7 @@ function isLightweight (value: unknown): value is Lightweight {
 function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T> {
   const self = request as Lightweight
   const body = self[kBody]
-  if (self[kBodyUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'))
+  if (self[kBodyUsed]) return Promise.reject(bodyUnusable())
   // A null body is never used up: a native Request reads it as empty every time.
   if (body !== null) self[kBodyUsed] = true
   const bytes = body === null ? Buffer.alloc(0) : body.read()
@@ -189,7 +192,7 @@ function consume<T> (request: object, convert: (bytes: Buffer) => T): Promise<T>
  * (TRACE) still reads, and nothing throws synchronously.
  */
 function parsedAs (request: LightweightRequest, kind: 'blob' | 'formData'): Promise<any> {
-  const native = (request as unknown as Lightweight)[kNative]
+  const native = (request as Lightweight)[kNative]
   if (native !== undefined) return kind === 'formData' ? native.formData().catch(invalidForm) : native.blob()
   const type = request.headers.get('content-type')
   const init = type === null ? undefined : { headers: { 'content-type': type } }

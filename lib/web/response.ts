@@ -17,6 +17,7 @@
 import { Buffer } from 'node:buffer'
 import { types } from 'node:util'
 import { ReadableStream as WebReadableStream } from 'node:stream/web'
+import { responseBodyConsumed } from '../internals/fastify.js'
 import { foreignHeaders, foreignStream, isForeignStream, isResponseShaped, type ForeignResponse } from './foreign.js'
 import { copyHeaders, defaultContentType, isLightweightHeaders, NativeHeaders } from './headers.js'
 import { createSharedBody, groupOfUsableStream, isUsable, isUsed, lazyStreamOf, MAX_MEMBERS, markSent, realStream, streamOf, type SharedBody, type StoredBody } from './shared-body.js'
@@ -24,7 +25,12 @@ import { createSharedBody, groupOfUsableStream, isUsable, isUsed, lazyStreamOf, 
 export const NativeResponse: typeof globalThis.Response = globalThis.Response
 
 /** The default Content-Type of a string body, the same on every path. */
-export const DEFAULT_TEXT_TYPE = 'text/plain; charset=UTF-8'
+const DEFAULT_TEXT_TYPE = 'text/plain; charset=UTF-8'
+
+/** The Content-Type a body without one goes out with, on every way out: ours for text, Fastify's for bytes. */
+export function defaultTypeOf (body: string | Uint8Array): string {
+  return typeof body === 'string' ? DEFAULT_TEXT_TYPE : 'application/octet-stream'
+}
 
 /** Fetch's null body statuses (1xx, 204, 205, 304): a response with one carries no body. */
 export function isNullBodyStatus (status: number): boolean {
@@ -41,20 +47,7 @@ const kHeadLength = Symbol('fastify-hono.headLength')
 
 type HeadersRecord = Record<string, string | readonly string[]>
 
-interface Lightweight {
-  [kStatus]: number
-  [kBody]: StoredBody
-  /** What the handler passed as `init.headers` (a record or an array of pairs), never mutated. */
-  [kHeadersInit]: HeadersRecord | Array<[string, string]> | undefined
-  /** The Headers object: the one the handler passed (kept, not copied), or a copy of the init made when someone asked for it. */
-  [kHeaders]: Headers | undefined
-  /** The native Response, once materialized. */
-  [kNative]: globalThis.Response | undefined
-  /** The body shared with copies, once `.body` was asked for or a copy was made. */
-  [kGroup]: SharedBody | undefined
-  /** For `new Response(null, getResponse)` (Hono's HEAD): the length the GET body has. */
-  [kHeadLength]: number | undefined
-}
+type Lightweight = LightweightResponse
 
 function isStoredBody (body: unknown): body is StoredBody | undefined {
   return body === undefined || body === null || typeof body === 'string' ||
@@ -62,6 +55,19 @@ function isStoredBody (body: unknown): body is StoredBody | undefined {
 }
 
 export class LightweightResponse {
+  declare [kStatus]: number
+  declare [kBody]: StoredBody
+  /** What the handler passed as `init.headers` (a record or an array of pairs), never mutated. */
+  declare [kHeadersInit]: HeadersRecord | Array<[string, string]> | undefined
+  /** The Headers object: the one the handler passed (kept, not copied), or a copy of the init made when someone asked for it. */
+  declare [kHeaders]: Headers | undefined
+  /** The native Response, once materialized. */
+  declare [kNative]: globalThis.Response | undefined
+  /** The body shared with copies, once `.body` was asked for or a copy was made. */
+  declare [kGroup]: SharedBody | undefined
+  /** For `new Response(null, getResponse)` (Hono's HEAD): the length the GET body has. */
+  declare [kHeadLength]: number | undefined
+
   constructor (body?: BodyInit | null, init?: ResponseInit) {
     const status = init?.status
     const headers = init?.headers
@@ -74,7 +80,7 @@ export class LightweightResponse {
     const group = simpleInit ? groupOfUsableStream(body) : undefined
     if (group !== undefined && group.members < MAX_MEMBERS) {
       group.members++
-      const self = this as unknown as Lightweight
+      const self = this
       self[kStatus] = status ?? 200
       self[kBody] = group.body
       self[kNative] = undefined
@@ -90,9 +96,10 @@ export class LightweightResponse {
       const nativeBody = isForeignStream(body) ? foreignStream(body) : realStream(body)
       const native = new NativeResponse(nativeBody, init)
       // A stream body adds no Content-Type: the handler's Headers object is all there is to keep.
-      return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined)
+      // The constructor answers with the native Response itself.
+      return wrapNative(native, nativeBody instanceof WebReadableStream && isKeptHeaders(headers, init) ? headers as Headers : undefined) as unknown as LightweightResponse
     }
-    const self = this as unknown as Lightweight
+    const self = this
     self[kStatus] = status ?? 200
     self[kBody] = body ?? null
     self[kNative] = undefined
@@ -101,14 +108,14 @@ export class LightweightResponse {
     if (isHeadersObject(headers)) {
       self[kHeadersInit] = undefined
       // Kept as given, without the default Content-Type, which the writers add on the wire.
-      self[kHeaders] = isPlainInit(init) ? headers as Headers : withDefaultType(copyHeaders(headers), self[kBody])
+      self[kHeaders] = isPlainInit(init) ? headers as Headers : withFetchDefaultType(copyHeaders(headers), self[kBody])
     } else {
       self[kHeadersInit] = headers as HeadersRecord | Array<[string, string]> | undefined
       self[kHeaders] = undefined
     }
   }
 
-  get status (): number { return (this as unknown as Lightweight)[kStatus] }
+  get status (): number { return this[kStatus] }
   get ok (): boolean { const status = this.status; return status >= 200 && status <= 299 }
   get statusText (): string { const native = nativeOf(this); return native === undefined ? '' : native.statusText }
   get type (): ResponseType { const native = nativeOf(this); return native === undefined ? 'default' : native.type }
@@ -116,17 +123,17 @@ export class LightweightResponse {
   get redirected (): boolean { const native = nativeOf(this); return native === undefined ? false : native.redirected }
 
   get headers (): Headers {
-    const self = this as unknown as Lightweight
+    const self = this
     let headers = self[kHeaders]
     if (headers === undefined) {
-      headers = withDefaultType(copyHeaders(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
+      headers = withFetchDefaultType(copyHeaders(self[kHeadersInit] as HeadersInit | undefined), self[kBody])
       self[kHeaders] = headers
     }
     return headers
   }
 
   get body (): ReadableStream<Uint8Array> | null {
-    const self = this as unknown as Lightweight
+    const self = this
     const native = self[kNative]
     if (native !== undefined) return native.body
     const stored = self[kBody]
@@ -137,7 +144,7 @@ export class LightweightResponse {
   }
 
   get bodyUsed (): boolean {
-    const self = this as unknown as Lightweight
+    const self = this
     const native = self[kNative]
     if (native !== undefined) return native.bodyUsed
     const group = self[kGroup]
@@ -158,7 +165,7 @@ export class LightweightResponse {
     // An unusable body (read, locked or sent): the native clone() throws its TypeError.
     const native = materialize(this).clone()
     // The current headers, not those at materialization; a copy, so the default type is added as natively.
-    return wrapNative(native, withDefaultType(copyHeaders(this.headers), (this as unknown as Lightweight)[kBody]))
+    return wrapNative(native, withFetchDefaultType(copyHeaders(this.headers), this[kBody]))
   }
 
   static json (data: unknown, init?: ResponseInit): globalThis.Response {
@@ -176,7 +183,7 @@ export class LightweightResponse {
   /**
    * The copy hook proposed to Hono upstream: a copy with the same
    * stored body, status and its own copy of the headers, or undefined to
-   * decline, in which case Hono copies through `.body` as before.
+   * decline, in which case Hono copies through `.body`.
    */
   static [Symbol.for('hono.response.copyHeaders')] (response: unknown): globalThis.Response | undefined {
     if (typeof response !== 'object' || response === null || types.isProxy(response)) return undefined
@@ -266,8 +273,8 @@ function lengthOfStored (init: unknown): number | undefined {
   return typeof stored === 'string' ? Buffer.byteLength(stored) : stored.byteLength
 }
 
-/** `headers` is a fresh lightweight copy. */
-function withDefaultType (headers: Headers, body: StoredBody): Headers {
+/** What the Fetch constructor adds to a string body's headers (its text type; nothing for bytes). `headers` is a fresh lightweight copy. */
+function withFetchDefaultType (headers: Headers, body: StoredBody): Headers {
   return typeof body === 'string' ? defaultContentType(headers, DEFAULT_TEXT_TYPE) : headers
 }
 
@@ -320,7 +327,7 @@ function materialize (response: object): globalThis.Response {
     } else {
       // A shared body materializes over the group's one stream, so reading any member consumes it for all.
       // A stream implies no type: a string's default, which a kept Headers object lacks, is given as the constructor would.
-      if (typeof stored === 'string' && !headers.has('content-type')) headers = withDefaultType(copyHeaders(headers), stored)
+      if (typeof stored === 'string' && !headers.has('content-type')) headers = withFetchDefaultType(copyHeaders(headers), stored)
       native = new NativeResponse(streamOf(group), { status: self[kStatus], headers })
     }
     self[kNative] = native
@@ -351,6 +358,8 @@ export interface ResponseParts {
   headers: Headers | undefined
   /** For a HEAD answer made from a GET response: the GET body's length. */
   headLength: number | undefined
+  /** The app wrote the raw response itself and returned the marker saying so (ALREADY_SENT). */
+  appWrote: boolean
 }
 
 /**
@@ -393,10 +402,15 @@ export function responseParts (response: object): ResponseParts | undefined {
   const self = response as Partial<Lightweight>
   if (self[kStatus] === undefined || self[kNative] !== undefined) return undefined
   const init = self[kHeadersInit]
-  const headLength = self[kHeadLength]
+  const body = self[kBody] as StoredBody
   // Pairs may repeat a name, which Headers combines: let Headers read them.
-  if (Array.isArray(init)) return { status: self[kStatus], body: self[kBody] as StoredBody, init: undefined, headers: (response as LightweightResponse).headers, headLength }
-  return { status: self[kStatus], body: self[kBody] as StoredBody, init, headers: self[kHeaders], headLength }
+  const parts: ResponseParts = Array.isArray(init)
+    ? { status: self[kStatus], body, init: undefined, headers: (response as LightweightResponse).headers, headLength: self[kHeadLength], appWrote: false }
+    : { status: self[kStatus], body, init, headers: self[kHeaders], headLength: self[kHeadLength], appWrote: false }
+  if (body === null) parts.appWrote = isAlreadySentMarker(parts)
+  // A body shared with copies (or this same response sent before) goes out once.
+  else if (!claimBody(self as Lightweight)) throw responseBodyConsumed()
+  return parts
 }
 
 /**
@@ -404,8 +418,7 @@ export function responseParts (response: object): ResponseParts | undefined {
  * (through any member of its group), true otherwise, and from then on every
  * member reads as consumed.
  */
-export function claimBody (response: object): boolean {
-  const self = response as Lightweight
+function claimBody (self: Lightweight): boolean {
   const group = self[kGroup]
   if (group === undefined) {
     // Sole owner: a later read or send of this same object must fail too.
@@ -416,4 +429,22 @@ export function claimBody (response: object): boolean {
   if (isUsed(group) || (group.stream !== undefined && group.stream.locked)) return false
   markSent(group)
   return true
+}
+
+/**
+ * The name of the header that marks @hono/node-server's RESPONSE_ALREADY_SENT
+ * (`@hono/node-server/utils/response`): a bodiless Response an app returns
+ * after writing the raw response itself.
+ */
+export const ALREADY_SENT = 'x-hono-already-sent'
+
+/** Whether a bodiless lightweight response is that marker, without building its Headers. */
+function isAlreadySentMarker (parts: ResponseParts): boolean {
+  if (parts.headers !== undefined) return parts.headers.has(ALREADY_SENT)
+  const init = parts.init
+  if (init === undefined || init === null) return false
+  for (const name in init) {
+    if (name.length === ALREADY_SENT.length && name.toLowerCase() === ALREADY_SENT) return true
+  }
+  return false
 }

@@ -22,7 +22,7 @@ export interface SharedBody {
   members: number
 }
 
-/** Past this many members a copy takes the native path (the draft upstream change caps at 64 too). */
+/** Past this many members a copy takes the native path: a bound on what one stored body holds alive. */
 export const MAX_MEMBERS = 64
 
 // Public since Node 16.8, missing from @types/node 20.
@@ -40,12 +40,12 @@ const kLazyGroup = Symbol('fastify-hono.lazyGroup')
  * and every method work), but the real stream behind it is only built when
  * one of its methods is called: Hono reads `.body` only to hand it to
  * `new Response(body, res)`, which recognizes it and shares the stored body,
- * and building a ReadableStream costs about 16 µs on Node 20 (measured here;
- * 2–6 µs on Node 24). Node's internal APIs that check the stream's private
+ * and building a ReadableStream is one of the dearest steps of a request
+ * (bench/results has the figures). Node's internal APIs that check the stream's private
  * state (stream.Readable.fromWeb, for one) need the real stream: pass them
  * the result of `res.clone().body` or read it through getReader().
  */
-export class LazyBodyStream {
+class LazyBodyStream {
   declare [kLazyGroup]: SharedBody
 
   get locked (): boolean { return this[kLazyGroup].stream?.locked ?? false }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { defineWebSocketHelper, type UpgradeWebSocket } from 'hono/ws'
 import { FST_ERR_HONO_WEBSOCKET_DISABLED } from '../errors.js'
-import { kUpgradeState, type UpgradeState, type WebSocketLike } from './server.js'
+import { kUpgradeState, type UpgradeState, type WebSocketLike } from './types.js'
 
 export type { WebSocketLike }
 

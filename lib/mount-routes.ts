@@ -20,9 +20,9 @@ import { enclosingScopes, supportedMethods } from './internals/fastify.js'
 export type MountRoute = Omit<RouteOptions, 'url' | 'method'>
 
 /** The constraint given to a route that takes a path from a mount registered before it. */
-export const YIELD_CONSTRAINT = 'fastifyHonoYield'
+const YIELD_CONSTRAINT = 'fastifyHonoYield'
 
-interface Registry {
+interface MountRouteRegistry {
   /** The routes the mounts of this server registered: method → route keys. */
   routes: Map<string, Set<string>>
   /** The mounts' own handlers, to tell their routes from the user's. */
@@ -33,7 +33,7 @@ interface Registry {
 }
 
 // One registry per server: every scope of a Fastify server shares its router.
-const registries = new WeakMap<object, Registry>()
+const registries = new WeakMap<object, MountRouteRegistry>()
 
 /**
  * Registers the mount point (`/prefix`) and everything below it
@@ -91,7 +91,7 @@ function routeKey (url: string): string {
  * unconstrained. Another mount there is an error that names the prefix
  * (Fastify's own would list every method of the catch-all).
  */
-function takenByFastify (fastify: FastifyInstance, registry: Registry, method: string, url: string): boolean {
+function takenByFastify (fastify: FastifyInstance, registry: MountRouteRegistry, method: string, url: string): boolean {
   const taken = hasRoute(fastify, method, url)
   if (taken && registry.routes.get(method)?.has(routeKey(url)) === true) throw new FST_ERR_HONO_DUPLICATED_MOUNT(shownPrefix(fastify))
   return taken
@@ -123,10 +123,10 @@ function hasRoute (fastify: FastifyInstance, method: string, url: string): boole
   }
 }
 
-function registryOf (fastify: FastifyInstance): Registry {
+function registryOf (fastify: FastifyInstance): MountRouteRegistry {
   let registry = registries.get(fastify.server)
   if (registry === undefined) {
-    const created: Registry = {
+    const created: MountRouteRegistry = {
       routes: new Map(),
       handlers: new WeakSet(),
       hooked: new WeakSet(),
@@ -143,9 +143,9 @@ function registryOf (fastify: FastifyInstance): Registry {
  * a scope's onRoute hooks into the scopes created in it later, but not into
  * those that exist already, hence every level. If the scopes around a plugin
  * cannot be found (see enclosingScopes), a wildcard route added after the
- * mount fails with FST_ERR_DUPLICATED_ROUTE, as it did before this rule.
+ * mount fails with FST_ERR_DUPLICATED_ROUTE.
  */
-function watchLaterRoutes (fastify: FastifyInstance, registry: Registry): void {
+function watchLaterRoutes (fastify: FastifyInstance, registry: MountRouteRegistry): void {
   for (const scope of enclosingScopes(fastify)) {
     if (registry.hooked.has(scope)) break // and so are the scopes above it
     registry.hooked.add(scope)
@@ -162,7 +162,7 @@ function watchLaterRoutes (fastify: FastifyInstance, registry: Registry): void {
  * router, so that it sits in the same node as the mount's route rather than
  * in one the mount's shadows.
  */
-function yieldToLaterRoute (fastify: FastifyInstance, registry: Registry, route: RouteOptions): void {
+function yieldToLaterRoute (fastify: FastifyInstance, registry: MountRouteRegistry, route: RouteOptions): void {
   if (registry.handlers.has(route.handler)) return
   if (route.constraints !== undefined && route.constraints !== null && Object.keys(route.constraints).length > 0) return
   // The router takes `*` for `/*`, but its findRoute does not.

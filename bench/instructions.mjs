@@ -1,0 +1,300 @@
+// Instructions per request, counted by valgrind's callgrind:
+// `node bench/instructions.mjs [--groups=stack,echo] [--requests=3000]
+// [--warmup=8000] [--repeats=2] [--connections=1]`.
+//
+// targets.mjs measures CPU time, which on a shared two-core machine moves
+// with everything else that runs there. An instruction count does not: the
+// same server answering the same requests executes nearly the same
+// instructions however busy the machine is. So this is the check that a
+// ratio from targets.mjs is the code's and not the machine's, and, since
+// callgrind attributes every instruction to a function, the place to see
+// where a difference between two servers goes (garbage collection, the
+// optimizing compiler, JavaScript, V8's builtins and inline caches, Node's
+// C++ and the kernel interface).
+//
+// Each variant's server (server.mjs) runs under callgrind with
+// instrumentation off while it starts and warms up (every case it serves,
+// mixed), then, for each case: counters zeroed, `--requests` requests from
+// the load generator, counters dumped. The server runs with V8's
+// --single-threaded, so that the garbage collector's and the compiler's work
+// happens on the thread callgrind counts rather than on helper threads (it
+// is the same work; counted in one place, it is counted every time). One
+// connection by default: with several, how many requests one turn of the
+// event loop serves depends on timing, and with it the count.
+//
+// With --base=<commit>, the plugin as it was at that commit is counted too
+// (base.mjs), and each of AB_CASES gets a row: fastify-hono now ÷ then.
+//
+// It needs valgrind (Debian's package) and takes about half a minute per
+// cell. The figures are instructions, not time: a cache miss or a system
+// call costs more than its instructions say. Read them beside targets.mjs.
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { AB_CASES, BASE_VARIANT, buildBase } from './base.mjs'
+import { cases } from './cases.mjs'
+import { startChild } from './proc.mjs'
+import { GROUPS, TARGETS } from './target-list.mjs'
+import { serves, variantById } from './variants.mjs'
+
+const { values: args } = parseArgs({
+  options: {
+    groups: { type: 'string', default: 'stack,echo' },
+    requests: { type: 'string', default: '3000' },
+    warmup: { type: 'string', default: '8000' },
+    repeats: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '1' },
+    base: { type: 'string' }
+  }
+})
+const requests = Number(args.requests)
+const warmup = Number(args.warmup)
+const repeats = Number(args.repeats)
+const connections = Number(args.connections)
+for (const [name, value, min] of [['requests', requests, 100], ['warmup', warmup, 0], ['repeats', repeats, 1], ['connections', connections, 1]]) {
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`)
+}
+const groupIds = args.groups.split(',')
+for (const id of groupIds) if (!GROUPS.includes(id)) throw new Error(`Unknown group "${id}" (known: ${GROUPS.join(', ')})`)
+if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is not installed (apt-get install valgrind)')
+
+if (args.base === '') throw new Error('--base needs a commit')
+// A/B, as targets.mjs --base= does: the plugin at that commit serves the same
+// app in one more variant, and each case gets a row now ÷ then.
+const base = args.base === undefined ? undefined : buildBase(args.base)
+const selected = TARGETS.filter((t) => groupIds.includes(t.group))
+const targets = base === undefined
+  ? selected
+  : [...selected, ...AB_CASES.map((caseId) => ({
+      id: `ab-${caseId}`,
+      group: 'a/b',
+      label: `${caseId}: fastify-hono now ÷ at ${base.short}`,
+      over: ['fastify-hono', caseId],
+      under: [BASE_VARIANT, caseId]
+    }))]
+// Each variant with the cases the selected targets measure on it.
+const casesByVariant = new Map()
+for (const target of targets) {
+  for (const [variant, caseId] of [target.over, target.under]) {
+    const set = casesByVariant.get(variant) ?? new Set()
+    set.add(caseId)
+    casesByVariant.set(variant, set)
+  }
+}
+
+/**
+ * Where an instruction was spent, from the function's name in callgrind's
+ * output: JavaScript compiled by V8 has no symbol (an address in no object
+ * file), V8's builtins and inline caches are named Builtins_*, and the rest
+ * is C++ named by namespace.
+ */
+const KINDS = [
+  ['gc', /v8::internal::(Heap|Scaveng|MarkCompact|MinorMark|Sweep|Marking|Evacuat|MemoryAllocator|PagedSpace|NewSpace|SemiSpace|LargeObjectSpace|GCTracer|ConcurrentMarking|IncrementalMarking|MemoryReducer|ArrayBufferSweeper)|Scavenger|MarkingVisitor|Evacuator/],
+  ['compiler', /v8::internal::(compiler::|maglev::|baseline::|turboshaft::|interpreter::|Compiler|Parser|Scanner|Bytecode|Zone|OptimizingCompile)|Maglev|Turbofan|Turboshaft/],
+  ['js', /^0x[0-9a-f]+$/],
+  // Ignition's bytecode handlers: JavaScript not (yet) compiled.
+  ['interpreter', /^Builtins_.*Handler(_Wide|_ExtraWide)?$/],
+  ['builtins', /^Builtins_/],
+  ['node', /(^|[^:])(node::|uv_|uv__|llhttp_|napi_)/],
+  ['system', /\[.*(libc|libpthread|ld-linux|libm|libstdc)[^\]]*\]|^(epoll|write|writev|read|send|recv|syscall|mem|str)/],
+  ['v8 runtime', /./]
+]
+
+function kindOf (name, object) {
+  for (const [kind, pattern] of KINDS) {
+    if (kind === 'system' ? pattern.test(`${name} [${object}]`) : pattern.test(name)) return kind
+  }
+  return 'v8 runtime'
+}
+
+/** The dump's instructions by kind, from callgrind_annotate's flat list of functions. */
+function readDump (file) {
+  const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const total = Number(/^([\d,]+) \S*\s*PROGRAM TOTALS/m.exec(text)?.[1].replaceAll(',', ''))
+  const byKind = {}
+  const js = new Map() // address of compiled JavaScript → instructions
+  for (const line of text.split('\n')) {
+    // "  12,345 ( 1.23%)  file:function [object]"
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+[^:]*:(.*?)(?: \[(.*)\])?$/.exec(line)
+    if (m === null) continue
+    const name = m[2].trim()
+    const kind = kindOf(name, m[3] ?? '')
+    const count = Number(m[1].replaceAll(',', ''))
+    byKind[kind] = (byKind[kind] ?? 0) + count
+    if (kind === 'js') js.set(parseInt(name, 16), count)
+  }
+  return { total, byKind, js }
+}
+
+/**
+ * Compiled JavaScript has no symbol, but V8 with --perf-basic-prof writes
+ * every code object's address range and name to /tmp/perf-<pid>.map: each
+ * address callgrind names goes to the function whose code holds it, and that
+ * to its package (the path in the function's name), as profile.mjs does with
+ * perf's samples.
+ */
+function readPerfMap (pid) {
+  const ranges = []
+  let text
+  try {
+    text = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+  } catch {
+    return ranges
+  }
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line)
+    if (m !== null) ranges.push({ start: parseInt(m[1], 16), end: parseInt(m[1], 16) + parseInt(m[2], 16), name: m[3] })
+  }
+  return ranges.sort((a, b) => a.start - b.start)
+}
+
+function functionAt (ranges, address) {
+  let low = 0
+  let high = ranges.length - 1
+  while (low <= high) {
+    const mid = (low + high) >> 1
+    if (ranges[mid].end <= address) low = mid + 1
+    else if (ranges[mid].start > address) high = mid - 1
+    else return ranges[mid].name
+  }
+  return undefined
+}
+
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url))
+const PACKAGES = [
+  ['fastify-hono', { test: (name) => name.includes(DIST) || (base !== undefined && name.includes(base.dist)) }],
+  ['@hono/node-server', /node_modules\/@hono\/node-server\//],
+  ['hono', /node_modules\/hono\//],
+  ['fastify', /node_modules\/(fastify|find-my-way|light-my-request|avvio|fast-json-stringify|@fastify\/(error|fast-json-stringify-compiler|ajv-compiler|proxy-addr))\//],
+  ['fastify plugins', /node_modules\/(@fastify\/(cookie|compress|helmet|cors|rate-limit)|helmet|toad-cache|fastify-plugin)\//],
+  ['pino', /node_modules\/(pino|abstract-logging)/],
+  ['node', /node:|\(node:|internal\//],
+  ['bench app', /\/bench\//],
+  // Code V8 generates for regular expressions and its own stubs.
+  ['regexp and stubs', /^(RegExp|Stub|Builtin|BytecodeHandler|Handler):/]
+]
+
+function packageOf (name) {
+  if (name === undefined) return 'unnamed'
+  for (const [pkg, pattern] of PACKAGES) if (pattern.test(name)) return pkg
+  return /node_modules\//.test(name) ? 'other packages' : 'other'
+}
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+const work = mkdtempSync(join(os.tmpdir(), 'fastify-hono-callgrind-'))
+process.on('exit', () => rmSync(work, { recursive: true, force: true }))
+
+/** One variant's server under callgrind: warmed up, then each case counted. Returns case → { perRequest, byKind }. */
+async function countVariant (variantId, caseIds, load, repeat) {
+  const out = join(work, `${variantId}.${repeat}`)
+  const child = spawn('valgrind', [
+    '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`,
+    process.execPath, '--single-threaded', '--perf-basic-prof', here('./server.mjs'), variantId
+  ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
+  const pending = new Map()
+  let nextId = 0
+  child.on('message', (message) => { pending.get(message.id)?.(message); pending.delete(message.id) })
+  const call = (message) => new Promise((resolve) => {
+    const id = nextId++
+    pending.set(id, resolve)
+    child.send({ ...message, id })
+  })
+  const control = (...flags) => execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' })
+  try {
+    const { port } = await call({ type: 'address' })
+    const variant = variantById(variantId)
+    const all = cases.filter((c) => serves(variant, c.id)).map((c) => c.id)
+    await load.call({ type: 'load', port, caseIds: all, connections, amount: warmup, maxSeconds: 600 }, 700_000)
+    control('--instr=on')
+    const counted = new Map()
+    for (const caseId of caseIds) {
+      // The first requests of a case after the others settle its inline caches.
+      await load.call({ type: 'load', port, caseId, connections, amount: Math.min(1000, warmup), maxSeconds: 300 }, 400_000)
+      control('--zero')
+      const before = await call({ type: 'snapshot' })
+      const result = await load.call({ type: 'load', port, caseId, connections, amount: requests, maxSeconds: 600 }, 700_000)
+      const after = await call({ type: 'snapshot' })
+      const dumped = readdirSync(work).filter((f) => f.startsWith(`${variantId}.${repeat}.`))
+      control('--dump')
+      const file = readdirSync(work).find((f) => f.startsWith(`${variantId}.${repeat}.`) && !dumped.includes(f))
+      if (file === undefined) throw new Error(`${variantId} ${caseId}: callgrind wrote no dump`)
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variantId} ${caseId}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
+      const served = after.requests - before.requests
+      const { total, byKind, js } = readDump(join(work, file))
+      const ranges = readPerfMap(child.pid)
+      const byPackage = {}
+      for (const [address, n] of js) {
+        const pkg = packageOf(functionAt(ranges, address))
+        byPackage[pkg] = (byPackage[pkg] ?? 0) + n / served
+      }
+      counted.set(caseId, {
+        perRequest: total / served,
+        byKind: Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [kind, n / served])),
+        jsByPackage: byPackage
+      })
+    }
+    return counted
+  } finally {
+    child.kill('SIGKILL')
+    rmSync(`/tmp/perf-${child.pid}.map`, { force: true })
+  }
+}
+
+const started = Date.now()
+const load = startChild(here('./loader.mjs'), [])
+const counts = new Map() // 'variant case' → [{ perRequest, byKind }] per repeat
+try {
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    // Alternate the order, so no variant is always counted first.
+    const order = [...casesByVariant.keys()]
+    if (repeat % 2 === 1) order.reverse()
+    for (const variantId of order) {
+      const counted = await countVariant(variantId, [...casesByVariant.get(variantId)], load, repeat)
+      for (const [caseId, value] of counted) {
+        const key = `${variantId} ${caseId}`
+        counts.set(key, [...(counts.get(key) ?? []), value])
+        console.log(`repeat ${repeat + 1}/${repeats} ${key}: ${Math.round(value.perRequest).toLocaleString('en')} instructions per request (${((Date.now() - started) / 1000).toFixed(0)} s)`)
+      }
+    }
+  }
+} finally {
+  await load.stop()
+  base?.cleanup()
+}
+
+const kinds = KINDS.map(([kind]) => kind)
+const fmt = (n) => Math.round(n).toLocaleString('en')
+const against = base === undefined ? '' : `, A/B against ${base.short} (${args.base})`
+console.log(`\nNode ${process.versions.node}, ${requests} requests per cell after ${warmup} warm-up requests, ${connections} connection(s), ${repeats} repeat(s)${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
+// What a server that has stopped compiling would execute: the optimizing
+// compiler's work still goes on after thousands of requests, in bursts that
+// fall in one window or another.
+const withoutCompiler = (count) => count.perRequest - (count.byKind.compiler ?? 0)
+console.log('\n| group | target | ratio per repeat | without the compiler | bound |\n| --- | --- | --- | --- | ---: |')
+const results = targets.map((target) => {
+  const over = counts.get(target.over.join(' '))
+  const under = counts.get(target.under.join(' '))
+  const ratios = over.map((o, i) => o.perRequest / under[i].perRequest)
+  const steady = over.map((o, i) => withoutCompiler(o) / withoutCompiler(under[i]))
+  const bound = target.max !== undefined ? `≤ ${target.max.toFixed(2)}×` : target.min !== undefined ? `≥ ${target.min.toFixed(2)}×` : '—'
+  console.log(`| ${target.group} | ${target.label} | ${ratios.map((r) => `${r.toFixed(3)}×`).join(', ')} | ${steady.map((r) => `${r.toFixed(3)}×`).join(', ')} | ${bound} |`)
+  return { ...target, ratios, steady }
+})
+console.log(`\nInstructions per request, by kind (first repeat): ${kinds.join(' · ')}`)
+console.log(`\n| cell | total | ${kinds.join(' | ')} |\n| --- | ---: | ${kinds.map(() => '---:').join(' | ')} |`)
+for (const [key, values] of counts) {
+  const first = values[0]
+  console.log(`| ${key} | ${fmt(first.perRequest)} | ${kinds.map((k) => fmt(first.byKind[k] ?? 0)).join(' | ')} |`)
+}
+const packages = [...new Set([...counts.values()].flatMap((values) => Object.keys(values[0].jsByPackage)))]
+console.log(`\nCompiled JavaScript's instructions per request, by package (first repeat; --perf-basic-prof names the code): ${packages.join(' · ')}`)
+console.log(`\n| cell | ${packages.join(' | ')} |\n| --- | ${packages.map(() => '---:').join(' | ')} |`)
+for (const [key, values] of counts) {
+  console.log(`| ${key} | ${packages.map((pkg) => fmt(values[0].jsByPackage[pkg] ?? 0)).join(' | ')} |`)
+}
+const file = here(`./results/instructions-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
+writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, results, counts: Object.fromEntries(counts) }, null, 2))
+console.log(`Wrote ${file}`)

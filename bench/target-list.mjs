@@ -1,0 +1,49 @@
+// The project's CPU targets, shared by targets.mjs (CPU time per request,
+// paired alternation) and instructions.mjs (instructions per request).
+
+/**
+ * Each target: the ratio of two cells' CPU per request (`over` ÷ `under`,
+ * both [variant, case]) and the bound it must meet, by group: `route` (the
+ * cost of a mounted c.text() or c.json() route against a plain Fastify route
+ * and against reply.hijack() plus @hono/node-server's listener) and
+ * `middleware` (cors() plus c.header() after next() against the same route
+ * without middleware, and mixed traffic against @hono/node-server
+ * standalone, whose bound is the +65% a draft upstream change to
+ * @hono/node-server reported for itself). Rows without a bound are
+ * references, printed for comparison.
+ */
+export const TARGETS = [
+  { id: 'text-vs-fastify', group: 'route', label: 'c.text(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'text'], under: ['fastify', 'text'], max: 1.05 },
+  { id: 'text-vs-hijack', group: 'route', label: 'c.text(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'text'], under: ['hijack', 'text'], max: 1.00 },
+  { id: 'json-vs-fastify', group: 'route', label: 'c.json(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'json'], under: ['fastify', 'json'], max: 1.05 },
+  { id: 'json-vs-hijack', group: 'route', label: 'c.json(): fastify-hono ÷ hijack + getRequestListener', over: ['fastify-hono', 'json'], under: ['hijack', 'json'], max: 1.00 },
+  // No bound: the same two ratios with the plugin around a bare fetch() that
+  // builds the same Responses with no Hono in between: the plugin's own share.
+  { id: 'text-bare', group: 'route', label: 'reference: c.text()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'text'], under: ['fastify', 'text'] },
+  { id: 'json-bare', group: 'route', label: 'reference: c.json()\'s Response from a bare fetch (no Hono) ÷ Fastify route', over: ['fastify-hono-bare', 'json'], under: ['fastify', 'json'] },
+  { id: 'middleware', group: 'middleware', label: 'cors() + c.header(): middleware route ÷ param route', over: ['fastify-hono', 'middleware'], under: ['fastify-hono', 'param'], max: 1.10 },
+  { id: 'mixed', group: 'middleware', label: 'mixed traffic: @hono/node-server ÷ fastify-hono', over: ['node-server', 'mixed'], under: ['fastify-hono', 'mixed'], min: 1.65 },
+  // No bound: the same middleware ratio where this plugin does not run, to
+  // show how much of it is Hono's own (cors(), compose, the app's middleware).
+  { id: 'middleware-node-server', group: 'middleware', label: 'reference: the same ratio on @hono/node-server', over: ['node-server', 'middleware'], under: ['node-server', 'param'] },
+  { id: 'middleware-hijack', group: 'middleware', label: 'reference: the same ratio on hijack + getRequestListener', over: ['hijack', 'middleware'], under: ['hijack', 'param'] },
+  { id: 'middleware-fastify', group: 'middleware', label: 'reference: plain Fastify, an onRequest and an onSend hook ÷ none', over: ['fastify', 'middleware'], under: ['fastify', 'param'] },
+  // The production stack (stack.mjs): the mounted app against the same
+  // routes in Fastify under cookie, compress, helmet, cors and rate-limit.
+  { id: 'stack-text', group: 'stack', label: 'c.text() under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'text'], under: ['fastify-stack', 'text'], max: 1.05 },
+  { id: 'stack-json', group: 'stack', label: 'c.json() under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'json'], under: ['fastify-stack', 'json'], max: 1.05 },
+  { id: 'stack-param', group: 'stack', label: 'param route under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'param'], under: ['fastify-stack', 'param'], max: 1.05 },
+  { id: 'stack-mixed', group: 'stack', label: 'mixed traffic under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'mixed'], under: ['fastify-stack', 'mixed'], max: 1.05 },
+  { id: 'stack-echo', group: 'stack', label: 'POST JSON echo under the stack: fastify-hono ÷ Fastify route', over: ['fastify-hono-stack', 'echo'], under: ['fastify-stack', 'echo'], max: 1.05 },
+  // No bound: the stack without its two onSend hooks
+  // (helmet, cors and rate-limit only: the headers Fastify hooks set, on the
+  // fast writer); @hono/node-server with Hono's nearest middleware.
+  { id: 'headers-text', group: 'stack', label: 'reference: c.text() under helmet + cors + rate-limit only, fastify-hono ÷ Fastify route', over: ['fastify-hono-headers', 'text'], under: ['fastify-headers', 'text'] },
+  { id: 'headers-json', group: 'stack', label: 'reference: c.json() under helmet + cors + rate-limit only, fastify-hono ÷ Fastify route', over: ['fastify-hono-headers', 'json'], under: ['fastify-headers', 'json'] },
+  { id: 'stack-node-server-text', group: 'stack', label: 'reference: c.text(), @hono/node-server + Hono middleware ÷ Fastify route under the stack', over: ['node-server-stack', 'text'], under: ['fastify-stack', 'text'] },
+  { id: 'stack-node-server-json', group: 'stack', label: 'reference: c.json(), @hono/node-server + Hono middleware ÷ Fastify route under the stack', over: ['node-server-stack', 'json'], under: ['fastify-stack', 'json'] },
+  // The one case where a peer was ahead: the POST JSON echo.
+  { id: 'echo-vs-node-server', group: 'echo', label: 'POST JSON echo: fastify-hono ÷ @hono/node-server', over: ['fastify-hono', 'echo'], under: ['node-server', 'echo'], max: 1.00 }
+]
+
+export const GROUPS = [...new Set(TARGETS.map((t) => t.group))]
