@@ -7,10 +7,11 @@
 // server with a route at /v2/admin, to compare with what Fastify routes.
 // Raw node:net requests, since fetch would normalize the targets.
 import { test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import WebSocket from 'ws'
+import { fastifyWithCase } from './helpers/fastify-options'
 import { listen, rawRequest } from './helpers/net'
 
 function guardedPath (url: string, caseSensitive: boolean): boolean {
@@ -26,13 +27,13 @@ async function servers (t: Tap.Test, caseSensitive: boolean, websocket = false):
   const app = new Hono()
   app.get('/admin', (c) => c.text('admin'))
   app.all('*', (c) => c.text(`other ${c.req.path}`))
-  const mounted = Fastify({ caseSensitive })
+  const mounted = await fastifyWithCase(caseSensitive)
   mounted.addHook('onRequest', async (request, reply) => {
     if (guardedPath(request.url, caseSensitive)) return reply.code(403).send('guarded')
   })
   await mounted.register(fastifyHono, { app, prefix: '/v2', ...(websocket ? { websocket: { server: new WebSocket.Server({ noServer: true }) } } : {}) })
 
-  const reference = Fastify({ caseSensitive })
+  const reference = await fastifyWithCase(caseSensitive)
   reference.get('/v2/admin', async () => 'admin')
   reference.get('/v2/*', async () => 'other')
   const close = (server: FastifyInstance) => () => server.close()
