@@ -8,7 +8,7 @@ import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } fro
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeFast } from './fast-writer.js'
 import { writeAfterOnSendHooks } from './on-send.js'
-import { planReply, type BodyKind, type Plan, type ReplyFacts } from './plan.js'
+import { planReply, type BodyKind, type ReplyFacts } from './plan.js'
 import { writeThroughReply } from './send-writer.js'
 import { writeStream } from './stream-writer.js'
 import { wentOut } from './went-out.js'
@@ -30,8 +30,34 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   const parts = responseParts(response)
   if (parts === undefined) return writeNative(request, reply, response)
   if (parts.appWrote) return leftToTheApp(reply)
+  return carryOut(request, reply, response, parts, 'stored', '', undefined)
+}
+
+/** The plan, made once from what is known of the Response and the reply, carried out by its writer. */
+function carryOut (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+  parts: ResponseParts,
+  kind: BodyKind,
+  statusText: string,
+  started: StartedBody | undefined
+): FastifyReply | Promise<FastifyReply | undefined> | undefined {
   const facts = replyFacts(request, reply)
-  return carryOut(planReply(parts, 'stored', '', facts), facts, request, reply, response, parts, undefined)
+  const plan = planReply(parts, kind, statusText, facts)
+  switch (plan.way) {
+    case 'fast':
+      wentOut(reply, 'fast writer')
+      writeFast(reply, plan)
+      return undefined
+    case 'stream':
+      wentOut(reply, 'stream writer')
+      return writeStream(reply, plan, started!).then(nothing)
+    case 'after onSend hooks':
+      return writeAfterOnSendHooks(reply, plan, facts.hooks!)
+    default:
+      return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
+  }
 }
 
 /**
@@ -59,8 +85,7 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
     }
   }
   const parts: ResponseParts = { status, body: stored, init: undefined, headers, headLength: undefined, appWrote: false }
-  const facts = replyFacts(request, reply)
-  return await carryOut(planReply(parts, kind, response.statusText, facts), facts, request, reply, response, parts, started)
+  return await carryOut(request, reply, response, parts, kind, response.statusText, started)
 }
 
 /** What the plan needs to know of the reply, read from Fastify and Node. */
@@ -80,31 +105,6 @@ function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
     chunking: canChunk(raw),
     nodeWritesLength: nodeWritesLength(raw),
     injected: isInjected(raw)
-  }
-}
-
-/** The plan, carried out by its writer. */
-function carryOut (
-  plan: Plan,
-  facts: ReplyFacts,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  response: Response,
-  parts: ResponseParts,
-  started: StartedBody | undefined
-): FastifyReply | Promise<FastifyReply | undefined> | undefined {
-  switch (plan.way) {
-    case 'fast':
-      wentOut(reply, 'fast writer')
-      writeFast(reply, plan)
-      return undefined
-    case 'stream':
-      wentOut(reply, 'stream writer')
-      return writeStream(reply, plan, started!).then(nothing)
-    case 'after onSend hooks':
-      return writeAfterOnSendHooks(reply, plan, facts.hooks!)
-    default:
-      return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
   }
 }
 
