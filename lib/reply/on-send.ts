@@ -4,9 +4,9 @@ import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from 
 import { isHttp2 } from '../internals/node.js'
 import type { StartedBody } from './complete-body.js'
 import { mergeHeaders, undoMerge, writeHead } from './head.js'
+import { writeOwn } from './own-writer.js'
 import { http2Head, isAscii, type Plan } from './plan.js'
 import type { SendReason } from './reasons.js'
-import { writeStream } from './stream-writer.js'
 import { wentOut } from './went-out.js'
 
 /**
@@ -244,7 +244,7 @@ export function writeAfterHooksOnSend (
   if (live !== undefined && final === given && guard === 'onSend hooks on a stream' && !(given as ReadableStream).locked && !hasReplyTrailers(reply)) {
     const record = replyHeaders(reply)
     const head = isHttp2(reply.raw) ? http2Head(record) : record
-    return writeStream(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false }, live)
+    return writeOwn(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: null }, live)!
   }
   return writeOnSendPayload(reply, final, restore)
 }

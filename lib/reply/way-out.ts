@@ -6,19 +6,18 @@ import { isInjected } from '../internals/light-my-request.js'
 import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
 import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
-import { writeFast } from './fast-writer.js'
 import { writeAfterOnSendHooks } from './on-send.js'
+import { writeOwn } from './own-writer.js'
 import { planReply, type BodyKind, type ReplyFacts } from './plan.js'
 import { writeThroughReply } from './send-writer.js'
-import { writeStream } from './stream-writer.js'
 import { wentOut } from './went-out.js'
 
 /**
  * How the app's Response goes out. The body is looked at first (a native
  * stream's ready part is read: complete-body.ts), then planReply (plan.ts)
  * decides, with every guard, and one writer carries the plan out:
- * - `fast`: fast-writer.ts, a stored body by one writeHead and one end;
- * - `stream`: stream-writer.ts, a live stream piped with backpressure;
+ * - `fast` and `stream`: own-writer.ts, the plan's head, then a stored body
+ *   by one end, or a live stream piped with backpressure (stream-writer.ts);
  * - `after onSend hooks`: on-send.ts, a stored body prepared as reply.send
  *   would, the hooks run, what they hand back written;
  * - `reply.send`: send-writer.ts, Fastify's own writer, for every failed guard.
@@ -47,12 +46,10 @@ function carryOut (
   const plan = planReply(parts, kind, statusText, facts)
   switch (plan.way) {
     case 'fast':
-      wentOut(reply, 'fast writer')
-      writeFast(reply, plan)
-      return undefined
     case 'stream':
-      wentOut(reply, 'stream writer')
-      return writeStream(reply, plan, started!).then(nothing)
+      // `started` is there for a live stream only, which the plan sends by `stream` or reply.send.
+      wentOut(reply, plan.way === 'fast' ? 'fast writer' : 'stream writer')
+      return writeOwn(reply, plan, started)?.then(nothing)
     case 'after onSend hooks':
       return writeAfterOnSendHooks(reply, plan, facts.hooks!)
     default:
