@@ -3,7 +3,7 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from '../internals/fastify.js'
 import { isHttp2 } from '../internals/node.js'
 import type { StartedBody } from './complete-body.js'
-import { mergeHeaders, undoMerge, writeHead } from './head.js'
+import { mergeHeaders, undoMerge } from './head.js'
 import { writeOwn } from './own-writer.js'
 import { http2Head, isAscii, type Plan } from './plan.js'
 import type { SendReason } from './reasons.js'
@@ -197,10 +197,7 @@ function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () 
       const length = Buffer.byteLength(body)
       if (declared === undefined || declared === '' || (method !== 'HEAD' && Number(declared) !== length)) headers['content-length'] = String(length)
     }
-    writeHead(raw, status, headers, restore)
-    reply.hijack()
-    if (body === undefined) raw.end()
-    else raw.end(body)
+    writeOwn(reply, { status, head: headers, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: body ?? null }, undefined, restore)
     return 'fast writer'
   }
   if (isStreamPayload(payload)) {
