@@ -89,10 +89,12 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
 function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
   const raw = reply.raw as ServerResponse
   const rawHeaders = hasRawHeaders(raw)
+  const hooks = onSendHooks(reply)
   return {
-    hooks: onSendHooks(reply),
+    hooks,
     headers: replyHeaders(reply),
-    ownHeaders: ownReplyHeaders(reply) !== undefined,
+    // Only the way after onSend hooks changes that record in place.
+    ownHeaders: hooks !== null && hooks !== undefined && ownReplyHeaders(reply) !== undefined,
     method: request.raw.method ?? 'GET',
     http2: isHttp2(raw),
     headersSent: raw.headersSent,
