@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { readPrivate } from './find-symbol.js'
+import { slots } from './find-symbol.js'
 
 /**
  * The socket and head of an upgrade that @fastify/websocket routed through
@@ -14,8 +14,8 @@ export function fastifyWebsocketUpgrade (incoming: IncomingMessage): { socket: D
   let socket: Duplex | undefined
   let head: Buffer | undefined
   for (const symbol of Object.getOwnPropertySymbols(incoming)) {
-    if (symbol.description === 'ws-socket') socket = readPrivate<Duplex>(incoming, symbol)
-    else if (symbol.description === 'ws-head') head = readPrivate<Buffer>(incoming, symbol)
+    if (symbol.description === 'ws-socket') socket = (slots(incoming)[symbol] as Duplex)
+    else if (symbol.description === 'ws-head') head = (slots(incoming)[symbol] as Buffer)
   }
   if (socket === undefined || typeof socket.write !== 'function') return undefined
   return { socket, head: head ?? Buffer.alloc(0) }

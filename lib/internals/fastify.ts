@@ -1,5 +1,5 @@
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest, type HTTPMethods } from 'fastify'
-import { findSymbol, readPrivate, writePrivate } from './find-symbol.js'
+import { findSymbol, slots } from './find-symbol.js'
 
 /** An onSend hook as Fastify stores it on the route context (bound, with its plugin's `this`). */
 export type OnSendHook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err?: Error | null, payload?: unknown) => void) => unknown
@@ -19,7 +19,7 @@ export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null 
   const request = reply.request
   kRouteContext ??= findSymbol(request, 'fastify.context')
   if (kRouteContext === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return undefined
-  const context = readPrivate<RouteContext | undefined>(request, kRouteContext)
+  const context = slots(request)[kRouteContext] as RouteContext | undefined
   if (context === undefined || context === null) return undefined
   const hooks = context.onSend
   if (hooks === null) return null
@@ -45,13 +45,13 @@ let kRouteContext: symbol | null | undefined
 export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean {
   if (kRouteContext === null || kRouteContext === undefined) return false
   const request = reply.request
-  const context = readPrivate<RouteContext | undefined>(request, kRouteContext)
+  const context = slots(request)[kRouteContext] as RouteContext | undefined
   if (context === undefined || context === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return false
-  writePrivate(request, kRouteContext, Object.create(context, { onSend: { value: null } }))
+  slots(request)[kRouteContext] = Object.create(context, { onSend: { value: null } })
   try {
     reply.send(payload)
   } finally {
-    writePrivate(request, kRouteContext, context)
+    slots(request)[kRouteContext] = context
   }
   return true
 }
@@ -66,7 +66,7 @@ export function sendPastOnSend (reply: FastifyReply, payload: unknown): boolean 
 export function replyHeaders (reply: FastifyReply): Record<string, string | string[]> {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null) return reply.getHeaders() as Record<string, string | string[]>
-  return readPrivate<Record<string, string | string[]>>(reply, kReplyHeaders)
+  return (slots(reply)[kReplyHeaders] as Record<string, string | string[]>)
 }
 
 let kReplyHeaders: symbol | null | undefined
@@ -80,7 +80,7 @@ let kReplyHeaders: symbol | null | undefined
 export function ownReplyHeaders (reply: FastifyReply): Record<string, string | string[]> | undefined {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return undefined
-  return readPrivate<Record<string, string | string[]>>(reply, kReplyHeaders)
+  return (slots(reply)[kReplyHeaders] as Record<string, string | string[]>)
 }
 
 /**
@@ -92,7 +92,7 @@ export function ownReplyHeaders (reply: FastifyReply): Record<string, string | s
 export function setReplyHeaders (reply: FastifyReply, headers: Record<string, string | string[]>): boolean {
   kReplyHeaders ??= findSymbol(reply, 'fastify.reply.headers')
   if (kReplyHeaders === null || !Object.prototype.hasOwnProperty.call(reply, kReplyHeaders)) return false
-  writePrivate(reply, kReplyHeaders, headers)
+  slots(reply)[kReplyHeaders] = headers
   return true
 }
 
@@ -105,7 +105,7 @@ export function setReplyHeaders (reply: FastifyReply, headers: Record<string, st
 export function hasReplyTrailers (reply: FastifyReply): boolean {
   kReplyTrailers ??= findSymbol(reply, 'fastify.reply.trailers')
   if (kReplyTrailers === null) return true
-  return readPrivate<unknown>(reply, kReplyTrailers) !== null
+  return slots(reply)[kReplyTrailers] !== null
 }
 
 let kReplyTrailers: symbol | null | undefined

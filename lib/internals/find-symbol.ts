@@ -11,12 +11,13 @@ export function findSymbol (object: object, description: string): symbol | null 
   return null
 }
 
-/** The value under a private key found by findSymbol, typed as its caller documents it. */
-export function readPrivate<T> (object: object, key: symbol): T {
-  return Reflect.get(object, key) as T
-}
-
-/** Sets the value under a private key found by findSymbol. */
-export function writePrivate (object: object, key: symbol, value: unknown): void {
-  Reflect.set(object, key, value)
+/**
+ * An object's slots under private keys found by findSymbol, to read or set
+ * as `slots(object)[key]` at the caller: the keyed access stays at each call
+ * site, where V8 sees one object shape and one key, rather than in a shared
+ * helper whose one access would see them all (or in Reflect.get, a generic
+ * lookup with no inline cache).
+ */
+export function slots (object: object): Record<symbol, unknown> {
+  return object as Record<symbol, unknown>
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { Http2ServerResponse } from 'node:http2'
-import { findSymbol, readPrivate } from './find-symbol.js'
+import { findSymbol, slots } from './find-symbol.js'
 
 // Node's ServerResponse internals (lib/_http_outgoing.js), checked on Node
 // 20.20, 22.23, 24.22 and 26.12. Each function below falls back to the
@@ -77,7 +77,7 @@ export function canChunk (raw: object): boolean {
 export function hasRawHeaders (raw: ServerResponse): boolean {
   kOutHeaders ??= findSymbol(raw, 'kOutHeaders')
   if (kOutHeaders === null) return raw.getHeaderNames().length > 0
-  return readPrivate<object | null | undefined>(raw, kOutHeaders) != null
+  return (slots(raw)[kOutHeaders] as object | null | undefined) != null
 }
 
 let kOutHeaders: symbol | null | undefined

@@ -59,7 +59,7 @@ export function undoMerge (merge: Merge): void {
  * headers back, and the error goes on to Fastify's error handler, which
  * answers 500 on a clean slate.
  */
-export function writeHead (raw: ServerResponse | Http2ServerResponse, status: number, head: HeadLines, undo: Undo): void {
+function writeHead (raw: ServerResponse | Http2ServerResponse, status: number, head: HeadLines, undo: Undo): void {
   try {
     (raw as ServerResponse).writeHead(status, head as OutgoingHttpHeaders)
   } catch (err) {
@@ -71,11 +71,12 @@ export function writeHead (raw: ServerResponse | Http2ServerResponse, status: nu
 }
 
 /**
- * The head of a plan for the fast or the stream writer: the merge into
+ * The head of a plan for the own writer (own-writer.ts): the merge into
  * Fastify's record made, the length announced (preset for Node to write, or
- * added to a copy of the head), then writeHead.
+ * added to a copy of the head), then writeHead; when it fails, the merge is
+ * taken back, or without one, `undo` runs.
  */
-export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, plan: HeadPlan): void {
+export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, plan: HeadPlan, undo: (() => void) | undefined): void {
   let head = plan.head
   const merge = plan.merge === undefined ? undefined : mergeHeaders(head as Record<string, string | string[]>, plan.merge, plan.defaultType)
   const length = plan.length
@@ -83,7 +84,7 @@ export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, pla
     if (plan.nodeWritesLength) setContentLength(raw as ServerResponse, length)
     else head = withLength(head, length)
   }
-  writeHead(raw, plan.status, head, merge)
+  writeHead(raw, plan.status, head, merge ?? undo)
 }
 
 /** A copy of the head with an explicit Content-Length (the plan ruled out one already there). */

@@ -3,10 +3,10 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from '../internals/fastify.js'
 import { isHttp2 } from '../internals/node.js'
 import type { StartedBody } from './complete-body.js'
-import { mergeHeaders, undoMerge, writeHead } from './head.js'
+import { mergeHeaders, undoMerge } from './head.js'
+import { writeOwn } from './own-writer.js'
 import { http2Head, isAscii, type Plan } from './plan.js'
 import type { SendReason } from './reasons.js'
-import { writeStream } from './stream-writer.js'
 import { wentOut } from './went-out.js'
 
 /**
@@ -26,11 +26,7 @@ export function writeAfterOnSendHooks (reply: FastifyReply, plan: Plan, hooks: r
   const body = plan.body
   const payload = body === null ? undefined : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   const restore = (): void => { undoMerge(merge) }
-  return afterOnSendHooks(hooks, reply, payload, restore, (final) => {
-    const way = writeOnSendPayload(reply, final, restore)
-    wentOut(reply, way, undefined, hooks.length)
-    return way
-  })
+  return afterOnSendHooks(hooks, reply, payload, restore, undefined, (final) => writeOnSendPayload(reply, final, restore))
 }
 
 /**
@@ -79,12 +75,14 @@ function runOnSendHooks (
 /**
  * How the response went out after the hooks, as the debug log names it
  * ('fast writer' for the plugin's own write of what the hooks handed back),
- * or a promise for a writer still at work.
+ * or a promise for the stream writer, still at work.
  */
 type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
 
 /**
- * Runs the hooks, then `finish` with what they handed back. When a hook
+ * Runs the hooks, then `finish` with what they handed back, and logs the
+ * way it took (`guard`: why the response was prepared as reply.send would,
+ * for the log). When a hook
  * fails, `restore` runs and the error goes to Fastify's error handler.
  * Synchronously when every hook answered synchronously (the usual case: the
  * @fastify/* plugins' hooks take a callback), with no promise and no
@@ -98,6 +96,7 @@ export function afterOnSendHooks (
   reply: FastifyReply,
   payload: unknown,
   restore: () => void,
+  guard: SendReason | undefined,
   finish: (payload: unknown) => Finished
 ): FastifyReply | Promise<FastifyReply> | undefined {
   let settled: { err: unknown, payload: unknown } | undefined
@@ -110,13 +109,8 @@ export function afterOnSendHooks (
       settled = { err, payload: final }
       return
     }
-    if (err !== null && err !== undefined) {
-      restore()
-      reject(err)
-      return
-    }
     try {
-      const finished = finish(final)
+      const finished = conclude(reply, err, final, restore, guard, hooks.length, finish)
       if (typeof finished === 'string') resolve(reply)
       else finished.then(() => { resolve(reply) }, reject)
     } catch (error) {
@@ -124,14 +118,37 @@ export function afterOnSendHooks (
     }
   })
   if (settled === undefined) return new Promise((resolve, reject) => { resolveLater = resolve; rejectLater = reject })
-  if (settled.err !== null && settled.err !== undefined) {
-    restore()
-    throw settled.err
-  }
-  const finished = finish(settled.payload)
+  const finished = conclude(reply, settled.err, settled.payload, restore, guard, hooks.length, finish)
   if (finished === 'fast writer') return undefined
   if (finished === 'reply.send') return reply
   return finished.then(() => reply)
+}
+
+/**
+ * The end of the hooks: on an error, `restore` and throw it (for Fastify's
+ * error handler); else `finish` with the final payload, then the debug
+ * line: the way it took, the guard that prepared it as reply.send would
+ * (if any), how many hooks ran. The one place the lines of the hooks' ways
+ * are written; a `finish` that throws logs nothing.
+ */
+function conclude (
+  reply: FastifyReply,
+  err: unknown,
+  final: unknown,
+  restore: () => void,
+  guard: SendReason | undefined,
+  hooks: number,
+  finish: (payload: unknown) => Finished
+): Finished {
+  if (err !== null && err !== undefined) {
+    restore()
+    throw err
+  }
+  const finished = finish(final)
+  // The stream writer's line names no guard: the live stream did not go through reply.send's preparation.
+  const own = typeof finished === 'string'
+  wentOut(reply, own ? finished : 'stream writer', own ? guard : undefined, hooks)
+  return finished
 }
 
 /**
@@ -180,10 +197,7 @@ function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () 
       const length = Buffer.byteLength(body)
       if (declared === undefined || declared === '' || (method !== 'HEAD' && Number(declared) !== length)) headers['content-length'] = String(length)
     }
-    writeHead(raw, status, headers, restore)
-    reply.hijack()
-    if (body === undefined) raw.end()
-    else raw.end(body)
+    writeOwn(reply, { status, head: headers, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: body ?? null }, undefined, restore)
     return 'fast writer'
   }
   if (isStreamPayload(payload)) {
@@ -222,16 +236,12 @@ export function writeAfterHooksOnSend (
   given: unknown,
   live: StartedBody | undefined,
   guard: SendReason,
-  hooks: number,
   restore: () => void
 ): Finished {
   if (live !== undefined && final === given && guard === 'onSend hooks on a stream' && !(given as ReadableStream).locked && !hasReplyTrailers(reply)) {
-    wentOut(reply, 'stream writer', undefined, hooks)
     const record = replyHeaders(reply)
     const head = isHttp2(reply.raw) ? http2Head(record) : record
-    return writeStream(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false }, live)
+    return writeOwn(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: null }, live)!
   }
-  const way = writeOnSendPayload(reply, final, restore)
-  wentOut(reply, way, guard, hooks)
-  return way
+  return writeOnSendPayload(reply, final, restore)
 }

@@ -42,7 +42,7 @@ export interface ReplyFacts {
   hooks: readonly OnSendHook[] | null | undefined
   /** The headers stored with reply.header(). */
   headers: Readonly<Record<string, string | string[]>>
-  /** Whether that record is the reply's own, which onSend hooks see (not a copy). */
+  /** Whether that record is the reply's own, which onSend hooks see (not a copy); read only where there are hooks. */
   ownHeaders: boolean
   method: string
   http2: boolean

@@ -148,7 +148,7 @@ function send (
     setReplyHeaders(reply, own)
     live?.reader.cancel().catch(() => {})
   }
-  const result = afterOnSendHooks(hooks, reply, payload, restore, (final) => writeAfterHooksOnSend(reply, final, payload, live, guard, hooks.length, restore))
+  const result = afterOnSendHooks(hooks, reply, payload, restore, guard, (final) => writeAfterHooksOnSend(reply, final, payload, live, guard, restore))
   // Written by the plugin: the reply is hijacked, and the caller (an async function) returns it.
   return result ?? reply
 }

@@ -1,16 +1,14 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
-import { clientGone } from '../web/client-abort.js'
 import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
-import { writePlannedHead } from './head.js'
 import { trackStream } from './open-streams.js'
-import type { HeadPlan } from './plan.js'
 
 /**
- * The stream writer: a live body straight to the raw response with the
- * plan's head (chunked by Node on HTTP/1, data frames on HTTP/2), as
- * reply.send would through its web-stream pump, but without that pump's
- * extra layer per chunk: SSE and other streams cost less per event.
+ * The stream writer's pump: a live body to the raw response, once the own
+ * writer (own-writer.ts) has written the plan's head and hijacked the reply
+ * (chunked by Node on HTTP/1, data frames on HTTP/2), as reply.send would
+ * through its web-stream pump, but without that pump's extra layer per
+ * chunk: SSE and other streams cost less per event.
  *
  * The head goes out at once, as it does on @hono/node-server: with the first
  * chunk when one is ready, else flushed on its own, so that an EventSource
@@ -19,26 +17,13 @@ import type { HeadPlan } from './plan.js'
  * read before: see complete-body.ts.) After the head, a failure destroys the
  * connection, so the client sees a truncated body, never a complete-looking
  * one. Writes wait for 'drain' (backpressure). A client that goes away, at
- * any moment, even before the head, cancels the stream, so Hono's onAbort
- * runs and the handler finishes; Fastify then runs its onRequestAbort hooks,
- * as for any route whose client left.
+ * any moment, even before the head (own-writer.ts), cancels the stream, so
+ * Hono's onAbort runs and the handler finishes; Fastify then runs its
+ * onRequestAbort hooks, as for any route whose client left.
  */
-export async function writeStream (reply: FastifyReply, plan: HeadPlan, body: StartedBody): Promise<void> {
+export async function pipeStream (reply: FastifyReply, body: StartedBody): Promise<void> {
   const raw = reply.raw as ServerResponse
   const reader = body.reader
-  if (clientGone(reply.request.raw, raw)) {
-    reply.hijack()
-    await reader.cancel().catch(() => {})
-    return
-  }
-  try {
-    writePlannedHead(raw, plan)
-  } catch (err) {
-    reader.cancel(err).catch(() => {})
-    throw err
-  }
-  reply.hijack()
-
   let closed = false
   let wake: (() => void) | undefined
   const onClose = (): void => {

@@ -6,19 +6,18 @@ import { isInjected } from '../internals/light-my-request.js'
 import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
 import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
-import { writeFast } from './fast-writer.js'
 import { writeAfterOnSendHooks } from './on-send.js'
-import { planReply, type BodyKind, type Plan, type ReplyFacts } from './plan.js'
+import { writeOwn } from './own-writer.js'
+import { planReply, type BodyKind, type ReplyFacts } from './plan.js'
 import { writeThroughReply } from './send-writer.js'
-import { writeStream } from './stream-writer.js'
 import { wentOut } from './went-out.js'
 
 /**
  * How the app's Response goes out. The body is looked at first (a native
  * stream's ready part is read: complete-body.ts), then planReply (plan.ts)
  * decides, with every guard, and one writer carries the plan out:
- * - `fast`: fast-writer.ts, a stored body by one writeHead and one end;
- * - `stream`: stream-writer.ts, a live stream piped with backpressure;
+ * - `fast` and `stream`: own-writer.ts, the plan's head, then a stored body
+ *   by one end, or a live stream piped with backpressure (stream-writer.ts);
  * - `after onSend hooks`: on-send.ts, a stored body prepared as reply.send
  *   would, the hooks run, what they hand back written;
  * - `reply.send`: send-writer.ts, Fastify's own writer, for every failed guard.
@@ -30,8 +29,32 @@ export function writeResponse (request: FastifyRequest, reply: FastifyReply, res
   const parts = responseParts(response)
   if (parts === undefined) return writeNative(request, reply, response)
   if (parts.appWrote) return leftToTheApp(reply)
+  return carryOut(request, reply, response, parts, 'stored', '', undefined)
+}
+
+/** The plan, made once from what is known of the Response and the reply, carried out by its writer. */
+function carryOut (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: Response,
+  parts: ResponseParts,
+  kind: BodyKind,
+  statusText: string,
+  started: StartedBody | undefined
+): FastifyReply | Promise<FastifyReply | undefined> | undefined {
   const facts = replyFacts(request, reply)
-  return carryOut(planReply(parts, 'stored', '', facts), facts, request, reply, response, parts, undefined)
+  const plan = planReply(parts, kind, statusText, facts)
+  switch (plan.way) {
+    case 'fast':
+    case 'stream':
+      // `started` is there for a live stream only, which the plan sends by `stream` or reply.send.
+      wentOut(reply, plan.way === 'fast' ? 'fast writer' : 'stream writer')
+      return writeOwn(reply, plan, started)?.then(nothing)
+    case 'after onSend hooks':
+      return writeAfterOnSendHooks(reply, plan, facts.hooks!)
+    default:
+      return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
+  }
 }
 
 /**
@@ -59,18 +82,19 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
     }
   }
   const parts: ResponseParts = { status, body: stored, init: undefined, headers, headLength: undefined, appWrote: false }
-  const facts = replyFacts(request, reply)
-  return await carryOut(planReply(parts, kind, response.statusText, facts), facts, request, reply, response, parts, started)
+  return await carryOut(request, reply, response, parts, kind, response.statusText, started)
 }
 
 /** What the plan needs to know of the reply, read from Fastify and Node. */
 function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
   const raw = reply.raw as ServerResponse
   const rawHeaders = hasRawHeaders(raw)
+  const hooks = onSendHooks(reply)
   return {
-    hooks: onSendHooks(reply),
+    hooks,
     headers: replyHeaders(reply),
-    ownHeaders: ownReplyHeaders(reply) !== undefined,
+    // Only the way after onSend hooks changes that record in place.
+    ownHeaders: hooks !== null && hooks !== undefined && ownReplyHeaders(reply) !== undefined,
     method: request.raw.method ?? 'GET',
     http2: isHttp2(raw),
     headersSent: raw.headersSent,
@@ -80,31 +104,6 @@ function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
     chunking: canChunk(raw),
     nodeWritesLength: nodeWritesLength(raw),
     injected: isInjected(raw)
-  }
-}
-
-/** The plan, carried out by its writer. */
-function carryOut (
-  plan: Plan,
-  facts: ReplyFacts,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  response: Response,
-  parts: ResponseParts,
-  started: StartedBody | undefined
-): FastifyReply | Promise<FastifyReply | undefined> | undefined {
-  switch (plan.way) {
-    case 'fast':
-      wentOut(reply, 'fast writer')
-      writeFast(reply, plan)
-      return undefined
-    case 'stream':
-      wentOut(reply, 'stream writer')
-      return writeStream(reply, plan, started!).then(nothing)
-    case 'after onSend hooks':
-      return writeAfterOnSendHooks(reply, plan, facts.hooks!)
-    default:
-      return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
   }
 }
 
