@@ -4,7 +4,7 @@ import { mountHandler, type MountHandler } from './handler.js'
 import { misuseGuard } from './misuse.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { documentMount } from './openapi.js'
-import { endOpenStreams } from './reply/open-streams.js'
+import { endOpenStreams } from './shutdown.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import type { DrainBounds } from './request/body.js'
 import { closeIfTooLarge, closesOnParserError, passBodiesThrough } from './request/parser.js'
@@ -36,7 +36,7 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   listRoutes(fastify, resolved.app, stripPrefix ? fastify.prefix : '')
   passBodiesThrough(fastify)
 
-  // On close, the streams the mounts are writing end (lib/reply/open-streams.ts).
+  // On close, the streams the mounts are writing end (lib/shutdown.ts).
   fastify.addHook('preClose', (done) => { endOpenStreams(fastify.server); done() })
 
   // WebSockets: upgrades under the prefix routed through Fastify to the app.

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
 import { readNext, readyOrUndefined, type StartedBody } from './complete-body.js'
-import { trackStream } from './open-streams.js'
+import { trackStream } from '../shutdown.js'
 
 /**
  * The stream writer's pump: a live body to the raw response, once the own

@@ -1,8 +1,8 @@
 import type { Http2ServerResponse } from 'node:http2'
 import type { Duplex } from 'node:stream'
 import type { FastifyReply } from 'fastify'
-import { endSocketSoon } from '../internals/incoming.js'
-import { isHttp2 } from '../internals/node.js'
+import { endSocketSoon } from './internals/incoming.js'
+import { isHttp2 } from './internals/node.js'
 
 /**
  * The response streams the mounts are writing, per server, so that
