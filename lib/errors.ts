@@ -67,7 +67,12 @@ export function fastifyErrorOf (err: unknown): unknown {
   const kind = clientBodyErrors.get(err)
   if (kind === undefined) return err
   switch (kind) {
-    case 'invalid json': return Object.assign(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), { cause: err })
+    case 'invalid json': {
+      // Fastify 5.0's JSON parser had no code of its own: it answered with the parse error, given statusCode 400.
+      const InvalidJson = (errorCodes as Partial<typeof errorCodes>).FST_ERR_CTP_INVALID_JSON_BODY
+      if (InvalidJson === undefined) return Object.assign(err, { statusCode: 400 })
+      return Object.assign(new InvalidJson(), { cause: err })
+    }
     case 'empty json': return Object.assign(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), { cause: err })
     case 'invalid form': return new FST_ERR_HONO_INVALID_BODY((err as Error).message, { cause: err })
     case 'aborted': {

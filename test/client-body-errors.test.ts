@@ -7,10 +7,12 @@ import { test } from 'tap'
 import { connect } from 'node:net'
 import { connect as connectHttp2 } from 'node:http2'
 import { Writable } from 'node:stream'
-import Fastify from 'fastify'
+import Fastify, { errorCodes } from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { listen } from './helpers/net'
+
+const fastifyVersion = Fastify().version
 
 interface LogLine { level: number, reqId?: string, msg: string, req?: { url: string }, res?: { statusCode: number }, err?: { code?: string, statusCode?: number, type?: string } }
 
@@ -75,7 +77,9 @@ test('c.req.json() on a body that is not JSON, or empty: 400 with Fastify\'s cod
     const plain = await post(base, '/plain', 'application/json', body)
     const mounted = await post(base, '/m/json', 'application/json', body)
     t.equal(plain.status, 400)
-    t.match(plain.body, { code })
+    // Fastify 5.0 has no FST_ERR_CTP_INVALID_JSON_BODY: its parser answers with the parse error itself.
+    if ((errorCodes as Record<string, unknown>)[code] !== undefined) t.match(plain.body, { code })
+    else t.notOk((plain.body as { code?: string }).code, `no ${code} on fastify ${fastifyVersion}`)
     t.same(mounted, plain, `${JSON.stringify(body)}: the same answer as the Fastify route`)
   }
   const plainLines = logs.filter((line) => line.err !== undefined && line.res?.statusCode !== undefined)

@@ -23,10 +23,15 @@ function guardedPath (url: string, caseSensitive: boolean): boolean {
   return path === '/v2/admin' || path.startsWith('/v2/admin/')
 }
 
-async function servers (t: Tap.Test, caseSensitive: boolean, websocket = false): Promise<{ mounted: number, reference: number }> {
+function honoApp (): Hono {
   const app = new Hono()
   app.get('/admin', (c) => c.text('admin'))
   app.all('*', (c) => c.text(`other ${c.req.path}`))
+  return app
+}
+
+async function servers (t: Tap.Test, caseSensitive: boolean, websocket = false): Promise<{ mounted: number, reference: number }> {
+  const app = honoApp()
   const mounted = await fastifyWithCase(caseSensitive)
   mounted.addHook('onRequest', async (request, reply) => {
     if (guardedPath(request.url, caseSensitive)) return reply.code(403).send('guarded')
@@ -40,6 +45,13 @@ async function servers (t: Tap.Test, caseSensitive: boolean, websocket = false):
   t.teardown(close(mounted))
   t.teardown(close(reference))
   return { mounted: (await listen(mounted)).port, reference: (await listen(reference)).port }
+}
+
+/** What the same Hono app answers on its own, for a path whose decoding depends on the hono version. */
+async function honoAlone (path: string): Promise<string> {
+  const answer = await (await honoApp().request(`http://localhost${path}`)).text()
+  if (!answer.startsWith('other ')) throw new Error(`the app alone routes ${path} to ${answer}`)
+  return answer
 }
 
 async function outcome (port: number, target: string): Promise<string> {
@@ -69,7 +81,8 @@ test('dot segments, backslashes, encoded slashes and backslashes: the guard on /
     ['/v2/other?q=a\\..\\admin', 'other', 'other /other'],
     // Encoded: the URL parser keeps them, and Hono's path decodes neither into a separator.
     ['/v2/x%2F..%2Fadmin', 'other', 'other /x%2F..%2Fadmin'],
-    ['/v2/x%5C..%5Cadmin', 'other', 'other /x\\..\\admin'],
+    // Hono 4.13 decodes %5C in c.req.path, 4.1 does not: the app's own answer, which is never /admin's.
+    ['/v2/x%5C..%5Cadmin', 'other', await honoAlone('/x%5C..%5Cadmin')],
     // Not under the prefix for the router (one segment); the guard, decoding %2F, refuses it anyway.
     ['/v2%2Fadmin', '404', '403']
   ]
