@@ -78,14 +78,15 @@ test('c.req.json() on a body that is not JSON, or empty: 400 with Fastify\'s cod
     const mounted = await post(base, '/m/json', 'application/json', body)
     t.equal(plain.status, 400)
     // Fastify 5.0 has no FST_ERR_CTP_INVALID_JSON_BODY: its parser answers with the parse error itself.
-    if ((errorCodes as Record<string, unknown>)[code] !== undefined) t.match(plain.body, { code })
+    if ((errorCodes as Partial<Record<string, unknown>>)[code] !== undefined) t.match(plain.body, { code })
     else t.notOk((plain.body as { code?: string }).code, `no ${code} on fastify ${fastifyVersion}`)
     t.same(mounted, plain, `${JSON.stringify(body)}: the same answer as the Fastify route`)
   }
   const plainLines = logs.filter((line) => line.err !== undefined && line.res?.statusCode !== undefined)
+  const invalidJson = errorCodes.FST_ERR_CTP_INVALID_JSON_BODY === undefined ? undefined : 'FST_ERR_CTP_INVALID_JSON_BODY'
   t.same(plainLines.map(summary), [
-    { level: 30, status: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', errStatus: 400 },
-    { level: 30, status: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', errStatus: 400 },
+    { level: 30, status: 400, code: invalidJson, errStatus: 400 },
+    { level: 30, status: 400, code: invalidJson, errStatus: 400 },
     { level: 30, status: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', errStatus: 400 },
     { level: 30, status: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', errStatus: 400 }
   ], 'each logged at info with its 400, for the route and the mount alike')
