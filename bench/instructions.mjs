@@ -47,6 +47,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '8000' },
     repeats: { type: 'string', default: '2' },
     connections: { type: 'string', default: '1' },
+    functions: { type: 'string', default: '0' },
     base: { type: 'string' }
   }
 })
@@ -54,7 +55,8 @@ const requests = Number(args.requests)
 const warmup = Number(args.warmup)
 const repeats = Number(args.repeats)
 const connections = Number(args.connections)
-for (const [name, value, min] of [['requests', requests, 100], ['warmup', warmup, 0], ['repeats', repeats, 1], ['connections', connections, 1]]) {
+const functions = Number(args.functions)
+for (const [name, value, min] of [['functions', functions, 0], ['requests', requests, 100], ['warmup', warmup, 0], ['repeats', repeats, 1], ['connections', connections, 1]]) {
   if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`)
 }
 const groupIds = args.groups.split(',')
@@ -116,6 +118,7 @@ function readDump (file) {
   const total = Number(/^([\d,]+) \S*\s*PROGRAM TOTALS/m.exec(text)?.[1].replaceAll(',', ''))
   const byKind = {}
   const js = new Map() // address of compiled JavaScript → instructions
+  const named = new Map() // any other function → instructions
   for (const line of text.split('\n')) {
     // "  12,345 ( 1.23%)  file:function [object]"
     const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+[^:]*:(.*?)(?: \[(.*)\])?$/.exec(line)
@@ -125,8 +128,9 @@ function readDump (file) {
     const count = Number(m[1].replaceAll(',', ''))
     byKind[kind] = (byKind[kind] ?? 0) + count
     if (kind === 'js') js.set(parseInt(name, 16), count)
+    else named.set(name, (named.get(name) ?? 0) + count)
   }
-  return { total, byKind, js }
+  return { total, byKind, js, named }
 }
 
 /**
@@ -144,11 +148,24 @@ function readPerfMap (pid) {
   } catch {
     return ranges
   }
+  // V8 reuses the addresses of code it has freed: a later line for the same
+  // start describes the code there now, and an earlier range that overlaps a
+  // later one is dropped.
+  const byStart = new Map()
   for (const line of text.split('\n')) {
     const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line)
-    if (m !== null) ranges.push({ start: parseInt(m[1], 16), end: parseInt(m[1], 16) + parseInt(m[2], 16), name: m[3] })
+    if (m !== null) byStart.set(parseInt(m[1], 16), { start: parseInt(m[1], 16), end: parseInt(m[1], 16) + parseInt(m[2], 16), name: m[3], order: byStart.size })
   }
-  return ranges.sort((a, b) => a.start - b.start)
+  const sorted = [...byStart.values()].sort((a, b) => a.start - b.start)
+  for (let i = 0; i < sorted.length; i++) {
+    const next = sorted[i + 1]
+    if (next !== undefined && next.start < sorted[i].end) {
+      if (next.order > sorted[i].order) sorted[i].end = next.start
+      else next.start = sorted[i].end
+    }
+  }
+  for (const range of sorted) ranges.push(range)
+  return ranges.filter((r) => r.end > r.start)
 }
 
 function functionAt (ranges, address) {
@@ -229,17 +246,25 @@ async function countVariant (variantId, caseIds, load, repeat) {
       if (file === undefined) throw new Error(`${variantId} ${caseId}: callgrind wrote no dump`)
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variantId} ${caseId}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       const served = after.requests - before.requests
-      const { total, byKind, js } = readDump(join(work, file))
+      const { total, byKind, js, named } = readDump(join(work, file))
       const ranges = readPerfMap(child.pid)
       const byPackage = {}
       for (const [address, n] of js) {
-        const pkg = packageOf(functionAt(ranges, address))
+        const name = functionAt(ranges, address)
+        const pkg = packageOf(name)
         byPackage[pkg] = (byPackage[pkg] ?? 0) + n / served
+        // Compiled code's names carry V8's tier and the file; the same function may have several code objects.
+        if (functions > 0) {
+          let key = `js ${(name ?? 'unnamed').replace(/^(JS|LazyCompile):[*~^+]?/, '').replace(DIST, 'dist/')}`
+          if (base !== undefined) key = key.replace(base.dist + '/', 'dist/')
+          named.set(key, (named.get(key) ?? 0) + n)
+        }
       }
       counted.set(caseId, {
         perRequest: total / served,
         byKind: Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [kind, n / served])),
-        jsByPackage: byPackage
+        jsByPackage: byPackage,
+        ...(functions > 0 && { byFunction: Object.fromEntries([...named].map(([name, n]) => [name, n / served]).filter(([, n]) => n >= 1)) })
       })
     }
     return counted
@@ -300,6 +325,17 @@ console.log(`\nCompiled JavaScript's instructions per request, by package (first
 console.log(`\n| cell | ${packages.join(' | ')} |\n| --- | ${packages.map(() => '---:').join(' | ')} |`)
 for (const [key, values] of counts) {
   console.log(`| ${key} | ${packages.map((pkg) => fmt(values[0].jsByPackage[pkg] ?? 0)).join(' | ')} |`)
+}
+if (functions > 0) {
+  // Where two cells of a target differ, function by function (first repeat).
+  for (const target of results) {
+    const over = counts.get(target.over.join(' '))[0].byFunction
+    const under = counts.get(target.under.join(' '))[0].byFunction
+    const names = new Set([...Object.keys(over), ...Object.keys(under)])
+    const diffs = [...names].map((name) => [name, (over[name] ?? 0) - (under[name] ?? 0)]).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, functions)
+    console.log(`\n${target.label}: the ${functions} functions that differ most, instructions per request (${target.over.join(' ')} − ${target.under.join(' ')})`)
+    for (const [name, d] of diffs) console.log(`${d > 0 ? '+' : ''}${fmt(d).padStart(8)}  ${fmt(over[name] ?? 0).padStart(8)}  ${name}`)
+  }
 }
 const file = here(`./results/instructions-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
 writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, results, counts: Object.fromEntries(counts) }, null, 2))

@@ -6,6 +6,7 @@ import { test } from 'tap'
 import { Buffer } from 'node:buffer'
 // Internals, as built: `npm test` builds first.
 import { planReply, type BodyKind, type Plan, type ReplyFacts } from '../dist/reply/plan.js'
+import { mergeHeaders } from '../dist/reply/head.js'
 import { LightweightHeaders } from '../dist/web/headers.js'
 import type { ResponseParts } from '../dist/web/response.js'
 
@@ -31,6 +32,17 @@ function facts (over: Partial<ReplyFacts> = {}): ReplyFacts {
 
 function parts (over: Partial<ResponseParts> = {}): ResponseParts {
   return { status: 200, body: 'hello', init: { 'content-type': 'text/plain' }, headers: undefined, headLength: undefined, appWrote: false, ...over }
+}
+
+/**
+ * The head a writer gives writeHead for a plan whose merge goes into a new
+ * record (not Fastify's): the merge made, as head.ts makes it.
+ */
+function written (plan: Plan): unknown {
+  if (plan.merge === undefined) return plan.head
+  const record = { ...(plan.head as Record<string, string | string[]>) }
+  mergeHeaders(record, plan.merge, plan.defaultType)
+  return record
 }
 
 const whole = Buffer.from('read whole')
@@ -97,7 +109,10 @@ const cases: Case[] = [
 
   // Native responses without a body.
   { name: 'no body', body: 'none', parts: { body: null, init: undefined, headers: new Headers() }, way: 'reply.send', reason: 'no body to stream' },
-  { name: 'no body, HTTP/2', body: 'none', parts: { body: null, init: undefined, headers: new Headers() }, facts: { http2: true }, way: 'reply.send', reason: 'no body to stream' }
+  { name: 'no body, HTTP/2', body: 'none', parts: { body: null, init: undefined, headers: new Headers() }, facts: { http2: true }, way: 'reply.send', reason: 'no body to stream' },
+  // The app wrote the raw response and returned the marker saying so: before every guard.
+  { name: 'the app wrote it', parts: { body: null, init: undefined, appWrote: true }, facts: { hooks: undefined, headersSent: true }, way: 'the app itself', reason: undefined },
+  { name: 'the app wrote it, native', body: 'none', parts: { body: null, init: undefined, headers: new Headers(), appWrote: true }, facts: { http2: true, hooks: [hook] }, way: 'the app itself', reason: undefined }
 ]
 
 test('the way out and the reason, for each guard and body kind', async (t) => {
@@ -128,9 +143,10 @@ test('the fast head: an explicit length where Node cannot write one (HTTP/1.0)',
 
 test('the default Content-Type: ours for text, Fastify\'s for bytes', async (t) => {
   const textPlan = planReply(parts({ init: { 'x-a': '1' } }), 'stored', '', facts())
-  t.same(textPlan.head, { 'x-a': '1', 'content-type': 'text/plain; charset=UTF-8' })
+  t.same(textPlan.head, {}, 'a new record')
+  t.same(written(textPlan), { 'x-a': '1', 'content-type': 'text/plain; charset=UTF-8' })
   const bytesPlan = planReply(parts({ body: new Uint8Array([1]), init: undefined }), 'stored', '', facts())
-  t.same(bytesPlan.head, { 'content-type': 'application/octet-stream' })
+  t.same(written(bytesPlan), { 'content-type': 'application/octet-stream' })
   const none = planReply(parts({ body: null, init: undefined }), 'stored', '', facts())
   t.same(none.head, {})
 })
@@ -151,7 +167,7 @@ test('a lightweight Headers list goes to writeHead as it is, unless Set-Cookie m
   const plain = planReply(parts({ init: undefined, headers }), 'stored', '', facts())
   t.same(plain.head, ['content-type', 'text/plain', 'set-cookie', 'a=1', 'set-cookie', 'b=2'])
   const withRaw = planReply(parts({ init: undefined, headers }), 'stored', '', facts({ rawHeaders: true }))
-  t.same(withRaw.head, { 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] }, 'an object keeps both cookies')
+  t.same(written(withRaw), { 'content-type': 'text/plain', 'set-cookie': ['a=1', 'b=2'] }, 'an object keeps both cookies')
 })
 
 test('HEAD made from a GET response announces the GET body\'s length', async (t) => {
@@ -187,10 +203,11 @@ test('after onSend hooks: the app\'s headers as a list, the default type only wh
 })
 
 test('a live stream over HTTP/2: an object head without HTTP/1\'s connection headers', async (t) => {
-  const plan = planReply(parts({ body: null, init: undefined, headers: new Headers({ 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' }) }), 'live stream', '', facts({ http2: true, headers: { 'x-hook': 'h' } }))
+  const fastifyHeaders = { 'x-hook': 'h' }
+  const plan = planReply(parts({ body: null, init: undefined, headers: new Headers({ 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked' }) }), 'live stream', '', facts({ http2: true, headers: fastifyHeaders }))
   t.equal(plan.way, 'stream')
-  t.same(plan.head, { 'x-hook': 'h', 'content-type': 'text/event-stream' })
-  t.equal(plan.merge, undefined, 'merged into a copy')
+  t.same(written(plan), { 'x-hook': 'h', 'content-type': 'text/event-stream' }, 'without Transfer-Encoding')
+  t.not(plan.head, fastifyHeaders, 'merged into a copy, not Fastify\'s record')
 })
 
 test('inject(): the length goes to writeHead, where light-my-request sees it', async (t) => {

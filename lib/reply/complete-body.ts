@@ -1,10 +1,54 @@
 import { Buffer } from 'node:buffer'
+import { responseBodyConsumed } from '../internals/fastify.js'
+import { ALREADY_SENT, isNullBodyStatus, type ResponseParts } from '../web/response.js'
+import type { BodyKind } from './plan.js'
 
 /** A body whose first chunks were read already: the reader, what it gave, and the read in flight. */
 export interface StartedBody {
   readonly reader: ReadableStreamDefaultReader<Uint8Array>
   readonly chunks: Uint8Array[]
   pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
+}
+
+/** What is known of a native Response once its ready part is read: the plan's inputs. */
+export interface NativeRead {
+  parts: ResponseParts
+  kind: BodyKind
+  /** The reason phrase, which a native Response may set. */
+  statusText: string
+  /** A live stream's reader and what it gave already. */
+  started: StartedBody | undefined
+}
+
+/**
+ * A native (or materialized) Response, read as far as the plan needs. What
+ * its body has ready is read first, so the plan knows whether it is
+ * complete (then it goes out like a stored body, with its length) or a live
+ * stream; a stream that has already failed rejects here, before any head is
+ * written. A body the app framed as chunked stays a stream, however short. A
+ * body that a null body status (204, 304) keeps off the wire is cancelled
+ * unread.
+ */
+export async function readNative (response: Response): Promise<NativeRead> {
+  const { status, headers, body, statusText } = response
+  const appWrote = body === null && headers.has(ALREADY_SENT)
+  if (!appWrote && response.bodyUsed) throw responseBodyConsumed()
+  let kind: BodyKind = 'none'
+  let stored: Buffer | null = null
+  let started: StartedBody | undefined
+  if (body !== null && !isNullBodyStatus(status)) {
+    const ready = headers.has('transfer-encoding') ? await readAvailable(body) : await bufferIfComplete(body)
+    if (Buffer.isBuffer(ready)) {
+      kind = 'read whole'
+      stored = ready
+    } else {
+      kind = 'live stream'
+      started = ready
+    }
+  } else if (body !== null) {
+    await body.cancel()
+  }
+  return { parts: { status, body: stored, init: undefined, headers, headLength: undefined, appWrote }, kind, statusText, started }
 }
 
 /**
@@ -15,7 +59,7 @@ export interface StartedBody {
  * with the chunks already read. (@hono/node-server decides the same way.) A
  * stream that has already failed rejects here, before any head is written.
  */
-export function bufferIfComplete (body: ReadableStream<Uint8Array>): Promise<Buffer | StartedBody> {
+function bufferIfComplete (body: ReadableStream<Uint8Array>): Promise<Buffer | StartedBody> {
   return readReady(body, true)
 }
 
@@ -24,7 +68,7 @@ export function bufferIfComplete (body: ReadableStream<Uint8Array>): Promise<Buf
  * stream already has, read without giving it a turn of the event loop.
  * Never a Buffer, however short the stream.
  */
-export function readAvailable (body: ReadableStream<Uint8Array>): Promise<StartedBody> {
+function readAvailable (body: ReadableStream<Uint8Array>): Promise<StartedBody> {
   return readReady(body, false) as Promise<StartedBody>
 }
 
@@ -69,29 +113,4 @@ export function readNext (body: StartedBody): Promise<ReadableStreamReadResult<U
   if (pending === undefined) return body.reader.read()
   body.pending = undefined
   return pending
-}
-
-/**
- * A started body as a ReadableStream again, for reply.send. `failedBeforeFirstChunk`
- * runs if the body fails before it gave anything.
- */
-export function streamOfStarted (body: StartedBody, failedBeforeFirstChunk?: () => void): ReadableStream<Uint8Array> {
-  let gave = false
-  return new ReadableStream<Uint8Array>({
-    async pull (controller) {
-      let result: ReadableStreamReadResult<Uint8Array>
-      try {
-        result = await readNext(body)
-      } catch (err) {
-        if (!gave) failedBeforeFirstChunk?.()
-        throw err
-      }
-      gave = true
-      if (result.done) controller.close()
-      else controller.enqueue(result.value)
-    },
-    cancel (reason) {
-      return body.reader.cancel(reason)
-    }
-  }, { highWaterMark: 0 })
 }

@@ -73,11 +73,11 @@ function runOnSendHooks (
 }
 
 /**
- * How the response went out after the hooks, as the debug log names it
- * ('fast writer' for the plugin's own write of what the hooks handed back),
- * or a promise for the stream writer, still at work.
+ * How the response went out after the hooks, in the plan's names ('fast':
+ * the plugin's own write of what the hooks handed back), or a promise for
+ * the stream writer, still at work.
  */
-type Finished = 'fast writer' | 'reply.send' | Promise<unknown>
+type Finished = 'fast' | 'reply.send' | Promise<unknown>
 
 /**
  * Runs the hooks, then `finish` with what they handed back, and logs the
@@ -99,27 +99,27 @@ export function afterOnSendHooks (
   guard: SendReason | undefined,
   finish: (payload: unknown) => Finished
 ): FastifyReply | Promise<FastifyReply> | undefined {
-  let settled: { err: unknown, payload: unknown } | undefined
-  let resolveLater: ((reply: FastifyReply) => void) | undefined
-  let rejectLater: ((err: unknown) => void) | undefined
+  /** Set when the hooks end before runOnSendHooks returns: what conclude gave, or threw. */
+  let now: { finished: Finished } | { error: unknown } | undefined
+  let later: { resolve: (reply: FastifyReply) => void, reject: (err: unknown) => void } | undefined
   runOnSendHooks(hooks, reply.request, reply, payload, (err, final) => {
-    const resolve = resolveLater
-    const reject = rejectLater
-    if (resolve === undefined || reject === undefined) {
-      settled = { err, payload: final }
+    // As in Fastify, the response is written where the last hook calls back.
+    let finished: Finished
+    try {
+      finished = conclude(reply, err, final, restore, guard, hooks.length, finish)
+    } catch (error) {
+      if (later === undefined) now = { error }
+      else later.reject(error)
       return
     }
-    try {
-      const finished = conclude(reply, err, final, restore, guard, hooks.length, finish)
-      if (typeof finished === 'string') resolve(reply)
-      else finished.then(() => { resolve(reply) }, reject)
-    } catch (error) {
-      reject(error)
-    }
+    if (later === undefined) now = { finished }
+    else if (typeof finished === 'string') later.resolve(reply)
+    else finished.then(() => { later!.resolve(reply) }, later.reject)
   })
-  if (settled === undefined) return new Promise((resolve, reject) => { resolveLater = resolve; rejectLater = reject })
-  const finished = conclude(reply, settled.err, settled.payload, restore, guard, hooks.length, finish)
-  if (finished === 'fast writer') return undefined
+  if (now === undefined) return new Promise((resolve, reject) => { later = { resolve, reject } })
+  if ('error' in now) throw now.error
+  const finished = now.finished
+  if (finished === 'fast') return undefined
   if (finished === 'reply.send') return reply
   return finished.then(() => reply)
 }
@@ -147,7 +147,7 @@ function conclude (
   const finished = finish(final)
   // The stream writer's line names no guard: the live stream did not go through reply.send's preparation.
   const own = typeof finished === 'string'
-  wentOut(reply, own ? finished : 'stream writer', own ? guard : undefined, hooks)
+  wentOut(reply, own ? finished : 'stream', own ? guard : undefined, hooks)
   return finished
 }
 
@@ -159,14 +159,14 @@ function conclude (
  * for 1xx and 204, and `Content-Length: 0` for no payload. Streams and
  * Responses, and anything with trailers, go on through Fastify's own
  * writers without running the hooks again. Other payloads are refused as
- * Fastify refuses them. Returns 'fast writer' when it wrote the response
+ * Fastify refuses them. Returns 'fast' when it wrote the response
  * itself, or 'reply.send'.
  *
  * When writeHead rejects a header, Node's state is reset and `restore` puts
  * back the reply's headers from before the app's response, so that the 500
  * Fastify's error handler writes carries none of the failed response's.
  */
-function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () => void): 'fast writer' | 'reply.send' {
+function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () => void): 'fast' | 'reply.send' {
   const isBytes = typeof payload === 'string' || Buffer.isBuffer(payload)
   if (isBytes || payload === undefined || payload === null) {
     if (hasReplyTrailers(reply)) {
@@ -198,7 +198,7 @@ function writeOnSendPayload (reply: FastifyReply, payload: unknown, restore: () 
       if (declared === undefined || declared === '' || (method !== 'HEAD' && Number(declared) !== length)) headers['content-length'] = String(length)
     }
     writeOwn(reply, { status, head: headers, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: body ?? null }, undefined, restore)
-    return 'fast writer'
+    return 'fast'
   }
   if (isStreamPayload(payload)) {
     sendOnward(reply, payload)

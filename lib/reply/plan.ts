@@ -4,7 +4,6 @@ import type { OnSendHook } from '../internals/fastify.js'
 import { headerList, isLightweightHeaders } from '../web/headers.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import type { StoredBody } from '../web/shared-body.js'
-import { addHeaders } from './head.js'
 import type { SendReason } from './reasons.js'
 
 /**
@@ -18,8 +17,13 @@ import type { SendReason } from './reasons.js'
  * described (`merge`), not made: the writer makes it, and can undo it.
  */
 
-/** The four ways out. */
-type WayOut = 'fast' | 'stream' | 'after onSend hooks' | 'reply.send'
+/**
+ * The ways out: the plugin's own writer (`fast` for a stored body, `stream`
+ * for a live one), the plugin's run of the onSend hooks, Fastify's
+ * reply.send; and `the app itself`, when the app wrote the raw response and
+ * returned the marker that says so.
+ */
+export type WayOut = 'fast' | 'stream' | 'after onSend hooks' | 'reply.send' | 'the app itself'
 
 /**
  * What is known of the body:
@@ -69,9 +73,9 @@ export interface Plan {
   /** For `reply.send`: the guard that sent the response there. With readable onSend hooks the send writer runs them. */
   reason: SendReason | undefined
   status: number
-  /** The head for writeHead: the app's record or list as it is, a new record, or Fastify's record (with `merge` to make first). */
+  /** The head for writeHead: the app's record or list as it is, or a record (Fastify's, or a new one) with `merge` to make first. */
   head: HeadLines
-  /** App headers to merge into `head` (Fastify's record, or for `after onSend hooks` the reply's own) before it is written. */
+  /** App headers to merge into `head` (Fastify's record, a new record, or for `after onSend hooks` the reply's own) before it is written. */
   merge: AppHeaders | undefined
   /** A Content-Type to add with the merge when neither side has one. */
   defaultType: string | undefined
@@ -93,6 +97,7 @@ const BYTES_HEADERS: OutgoingHttpHeaders = Object.freeze({ 'content-type': defau
  * Response's reason phrase ('' for a lightweight one).
  */
 export function planReply (parts: ResponseParts, body: BodyKind, statusText: string, facts: ReplyFacts): Plan {
+  if (parts.appWrote) return { way: 'the app itself', reason: undefined, status: parts.status, head: NO_HEADERS, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: null }
   const hooks = facts.hooks
   // onSend hooks the plugin cannot read (or run) are left to reply.send.
   if (hooks === undefined) return viaReply(parts, facts, 'onSend hooks unreadable')
@@ -111,9 +116,10 @@ export function planReply (parts: ResponseParts, body: BodyKind, statusText: str
     if (hooks !== null) return viaReply(parts, facts, 'onSend hooks on a stream')
     plan.way = 'stream'
     if (facts.http2) {
-      // Node's Http2ServerResponse takes an object, without HTTP/1's connection headers.
-      plan.head = http2Head(plan.merge === undefined ? plan.head : mergedCopy(plan.head as OutgoingHttpHeaders, plan.merge))
-      plan.merge = undefined
+      // Node's Http2ServerResponse takes an object, without HTTP/1's
+      // connection headers: a new one, so a merge never reaches Fastify's record.
+      plan.head = http2Head(plan.head)
+      if (plan.merge !== undefined) plan.merge = withoutHttp2Forbidden(plan.merge)
     }
     return plan
   }
@@ -144,8 +150,9 @@ function answersHead (parts: ResponseParts, facts: ReplyFacts): boolean {
  * Fastify hooks stored with reply.header(), or reply.send when a header
  * guard fails. With nothing to merge, the app's own record or list goes to
  * writeHead as it is; with headers from Fastify hooks, the app's are to be
- * merged into Fastify's record, as reply.send passes it; otherwise a new
- * record.
+ * merged into Fastify's record, as reply.send passes it; otherwise into a
+ * new, empty record (with the default type, or both Set-Cookie values kept).
+ * Every merge is made by the writer (head.ts), the one place headers combine.
  */
 function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean): Plan {
   if (facts.rawFraming) return viaReply(parts, facts, 'framing header set on the raw response')
@@ -179,7 +186,8 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
         // name by name, keeping one Set-Cookie (Node 20.20): an object keeps them all.
         head = list
       } else {
-        head = recordOf(list, type)
+        head = {}
+        merge = list
       }
     } else {
       // A native Headers (rare): copied.
@@ -189,12 +197,8 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
         if (refused !== undefined) return viaReply(parts, facts, refused)
         list.push(name, value)
       }
-      if (fastifyHasHeaders) {
-        head = fromFastify
-        merge = list
-      } else {
-        head = recordOf(list, type)
-      }
+      head = fastifyHasHeaders ? fromFastify : {}
+      merge = list
     }
   } else if (init !== undefined && init !== null) {
     let hasType = false
@@ -215,7 +219,8 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
       // The common case: the handler's record goes out as it is.
       head = init as OutgoingHttpHeaders
     } else {
-      head = recordOf(init, type)
+      head = {}
+      merge = init
     }
   } else if (fastifyHasHeaders) {
     head = fromFastify
@@ -333,28 +338,37 @@ function hasKeys (record: object): boolean {
   return false
 }
 
-/** A new record of the app's headers, with the default type when they have none. */
-function recordOf (source: AppHeaders, type: string | undefined): Record<string, string | string[]> {
-  const record: Record<string, string | string[]> = {}
-  addHeaders(record, source, undefined)
-  if (type !== undefined && record['content-type'] === undefined) record['content-type'] = type
-  return record
-}
-
-/** A copy of Fastify's record with the app's headers over it. */
-function mergedCopy (record: OutgoingHttpHeaders, source: AppHeaders): Record<string, string | string[]> {
-  const copy = { ...record } as Record<string, string | string[]>
-  addHeaders(copy, source, undefined)
-  return copy
-}
-
-// Connection-specific headers: HTTP/2 forbids them, and Node's
-// Http2ServerResponse throws on them (checked on Node 20–26).
-const http2Forbidden = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'])
-
-/** Whether HTTP/2 forbids the header (lowercase name). */
+/**
+ * Whether HTTP/2 forbids the header (lowercase name): the connection-specific
+ * ones, on which Node's Http2ServerResponse throws (checked on Node 20–26).
+ */
 export function isHttp2Forbidden (name: string): boolean {
-  return http2Forbidden.has(name)
+  switch (name) {
+    case 'connection':
+    case 'keep-alive':
+    case 'proxy-connection':
+    case 'transfer-encoding':
+    case 'upgrade':
+      return true
+    default:
+      return false
+  }
+}
+
+/** The app's headers as a list without those HTTP/2 forbids, to merge into an HTTP/2 head. */
+function withoutHttp2Forbidden (source: AppHeaders): readonly string[] {
+  const list: string[] = []
+  if (Array.isArray(source)) {
+    const pairs = source as readonly string[]
+    for (let i = 0; i < pairs.length; i += 2) if (!isHttp2Forbidden(pairs[i])) list.push(pairs[i], pairs[i + 1])
+  } else {
+    const record = source as Readonly<Record<string, string>>
+    for (const name in record) {
+      const lower = name.toLowerCase()
+      if (!isHttp2Forbidden(lower)) list.push(lower, record[name])
+    }
+  }
+  return list
 }
 
 /**
@@ -366,7 +380,7 @@ export function http2Head (head: HeadLines): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {}
   const add = (name: string, value: string | number | readonly string[] | undefined): void => {
     const lower = name.toLowerCase()
-    if (value === undefined || http2Forbidden.has(lower)) return
+    if (value === undefined || isHttp2Forbidden(lower)) return
     const existing = out[lower]
     out[lower] = existing === undefined ? value as string : ([] as string[]).concat(typeof existing === 'number' ? String(existing) : existing, value as string)
   }

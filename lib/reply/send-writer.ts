@@ -4,13 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
 import { canChunk, isHttp2 } from '../internals/node.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
-import { streamOfStarted, type StartedBody } from './complete-body.js'
+import { readNext, type StartedBody } from './complete-body.js'
 import { afterOnSendHooks, writeAfterHooksOnSend } from './on-send.js'
 import { trackStream } from '../shutdown.js'
 import { combineVary } from './head.js'
 import { isCustomStatusText, isHttp2Forbidden } from './plan.js'
 import type { SendReason } from './reasons.js'
-import { wentOut } from './went-out.js'
 
 /**
  * The way out `reply.send`: the app's Response through Fastify's own writer,
@@ -73,9 +72,6 @@ export async function writeThroughReply (
       const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
       payload = framed ? streamOfBytes(bytes) : bytes
     }
-  } else if (stored === null) {
-    // A native body with a null body status goes unread.
-    await response.body?.cancel()
   }
 
   if (live !== undefined) before = reply.getHeaders()
@@ -134,7 +130,7 @@ function send (
 ): FastifyReply | Promise<FastifyReply> {
   if (reason !== '') reply.raw.statusMessage = reason
   if (hooks === null || hooks === undefined || own === undefined) {
-    wentOut(reply, 'reply.send', guard)
+    // way-out.ts wrote the debug line.
     try {
       return reply.send(payload)
     } catch (err) {
@@ -185,4 +181,29 @@ function copyHeadersToReply (reply: FastifyReply, headers: Headers, http2: boole
     }
     reply.header(name, value)
   }
+}
+
+/**
+ * A started body as a ReadableStream again, for reply.send. `failedBeforeFirstChunk`
+ * runs if the body fails before it gave anything.
+ */
+function streamOfStarted (body: StartedBody, failedBeforeFirstChunk?: () => void): ReadableStream<Uint8Array> {
+  let gave = false
+  return new ReadableStream<Uint8Array>({
+    async pull (controller) {
+      let result: ReadableStreamReadResult<Uint8Array>
+      try {
+        result = await readNext(body)
+      } catch (err) {
+        if (!gave) failedBeforeFirstChunk?.()
+        throw err
+      }
+      gave = true
+      if (result.done) controller.close()
+      else controller.enqueue(result.value)
+    },
+    cancel (reason) {
+      return body.reader.cancel(reason)
+    }
+  }, { highWaterMark: 0 })
 }

@@ -1,14 +1,13 @@
-import { Buffer } from 'node:buffer'
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { onSendHooks, ownReplyHeaders, replyHeaders, responseBodyConsumed } from '../internals/fastify.js'
+import { onSendHooks, ownReplyHeaders, replyHeaders, type OnSendHook } from '../internals/fastify.js'
 import { isInjected } from '../internals/light-my-request.js'
 import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
-import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
-import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
+import { responseParts, type ResponseParts } from '../web/response.js'
+import { readNative, type NativeRead } from './complete-body.js'
 import { writeAfterOnSendHooks } from './on-send.js'
 import { writeOwn } from './own-writer.js'
-import { planReply, type BodyKind, type ReplyFacts } from './plan.js'
+import { planReply, type ReplyFacts } from './plan.js'
 import { writeThroughReply } from './send-writer.js'
 import { wentOut } from './went-out.js'
 
@@ -26,98 +25,85 @@ import { wentOut } from './went-out.js'
  * a promise.
  */
 export function writeResponse (request: FastifyRequest, reply: FastifyReply, response: Response): FastifyReply | Promise<FastifyReply | undefined> | undefined {
-  const parts = responseParts(response)
-  if (parts === undefined) return writeNative(request, reply, response)
-  if (parts.appWrote) return leftToTheApp(reply)
-  return carryOut(request, reply, response, parts, 'stored', '', undefined)
+  return carryOut(request, reply, response, responseParts(response), undefined)
 }
 
-/** The plan, made once from what is known of the Response and the reply, carried out by its writer. */
+/**
+ * The plan, made once from what is known of the Response and the reply,
+ * carried out by its writer. A native Response (no `parts`) is read first
+ * (complete-body.ts), then comes back here with what was read.
+ */
 function carryOut (
   request: FastifyRequest,
   reply: FastifyReply,
   response: Response,
-  parts: ResponseParts,
-  kind: BodyKind,
-  statusText: string,
-  started: StartedBody | undefined
+  parts: ResponseParts | undefined,
+  /** For a native Response: its body's kind, its reason phrase, and a live stream's ready part. */
+  native: NativeRead | undefined
 ): FastifyReply | Promise<FastifyReply | undefined> | undefined {
-  const facts = replyFacts(request, reply)
-  const plan = planReply(parts, kind, statusText, facts)
+  if (parts === undefined) return readNative(response).then((read) => carryOut(request, reply, response, read.parts, read))
+  const facts = new ReplyView(request, reply)
+  const plan = planReply(parts, native?.kind ?? 'stored', native?.statusText ?? '', facts)
+  // `started` is there for a live stream only, which the plan sends by `stream` or reply.send.
+  const started = native?.started
+  const hooks = facts.hooks
+  // The debug line, here for the ways that run no onSend hooks; where the
+  // plugin runs them, on-send.ts writes it once they have run.
+  if (plan.way !== 'after onSend hooks' && (plan.way !== 'reply.send' || hooks === null || hooks === undefined)) wentOut(reply, plan.way, plan.reason)
   switch (plan.way) {
+    case 'the app itself':
+      // The app wrote to c.env.outgoing itself (@hono/node-server's
+      // RESPONSE_ALREADY_SENT): the reply is the app's, and Fastify's
+      // onResponse hooks and log run when it finishes.
+      reply.hijack()
+      return undefined
     case 'fast':
     case 'stream':
-      // `started` is there for a live stream only, which the plan sends by `stream` or reply.send.
-      wentOut(reply, plan.way === 'fast' ? 'fast writer' : 'stream writer')
       return writeOwn(reply, plan, started)?.then(nothing)
     case 'after onSend hooks':
-      return writeAfterOnSendHooks(reply, plan, facts.hooks!)
+      return writeAfterOnSendHooks(reply, plan, hooks!)
     default:
       return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
   }
 }
 
 /**
- * A native (or materialized) Response. What its body has ready is read
- * first, so the plan knows whether it is complete (then it goes out like a
- * stored body, with its length) or a live stream; a stream that has already
- * failed rejects here, before any head is written. A body the app framed as
- * chunked stays a stream, however short.
+ * What the plan needs to know of the reply, read from Fastify and Node when
+ * the plan asks: most responses need only a few of these facts, and the plan
+ * runs on every request. Only the onSend hooks are read at once (the plan and
+ * its writer both need them).
  */
-async function writeNative (request: FastifyRequest, reply: FastifyReply, response: Response): Promise<FastifyReply | undefined> {
-  if (response.body === null && response.headers.has(ALREADY_SENT)) return leftToTheApp(reply)
-  if (response.bodyUsed) throw responseBodyConsumed()
-  const { status, headers, body } = response
-  let kind: BodyKind = 'none'
-  let stored: Buffer | null = null
-  let started: StartedBody | undefined
-  if (body !== null && !isNullBodyStatus(status)) {
-    const ready = headers.has('transfer-encoding') ? await readAvailable(body) : await bufferIfComplete(body)
-    if (Buffer.isBuffer(ready)) {
-      kind = 'read whole'
-      stored = ready
-    } else {
-      kind = 'live stream'
-      started = ready
-    }
-  }
-  const parts: ResponseParts = { status, body: stored, init: undefined, headers, headLength: undefined, appWrote: false }
-  return await carryOut(request, reply, response, parts, kind, response.statusText, started)
-}
+class ReplyView implements ReplyFacts {
+  readonly hooks: readonly OnSendHook[] | null | undefined
+  readonly #request: FastifyRequest
+  readonly #reply: FastifyReply
+  readonly #raw: ServerResponse
 
-/** What the plan needs to know of the reply, read from Fastify and Node. */
-function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
-  const raw = reply.raw as ServerResponse
-  const rawHeaders = hasRawHeaders(raw)
-  const hooks = onSendHooks(reply)
-  return {
-    hooks,
-    headers: replyHeaders(reply),
-    // Only the way after onSend hooks changes that record in place.
-    ownHeaders: hooks !== null && hooks !== undefined && ownReplyHeaders(reply) !== undefined,
-    method: request.raw.method ?? 'GET',
-    http2: isHttp2(raw),
-    headersSent: raw.headersSent,
-    rawHeaders,
-    rawFraming: rawHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')),
-    rawContentType: rawHeaders && raw.hasHeader('content-type'),
-    chunking: canChunk(raw),
-    nodeWritesLength: nodeWritesLength(raw),
-    injected: isInjected(raw)
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    this.#request = request
+    this.#reply = reply
+    this.#raw = reply.raw as ServerResponse
+    this.hooks = onSendHooks(reply)
   }
+
+  get headers (): Readonly<Record<string, string | string[]>> { return replyHeaders(this.#reply) }
+  // Only the way after onSend hooks changes that record in place.
+  get ownHeaders (): boolean { return this.hooks !== null && this.hooks !== undefined && ownReplyHeaders(this.#reply) !== undefined }
+  get method (): string { return this.#request.raw.method ?? 'GET' }
+  get http2 (): boolean { return isHttp2(this.#raw) }
+  get headersSent (): boolean { return this.#raw.headersSent }
+  get rawHeaders (): boolean { return hasRawHeaders(this.#raw) }
+  get rawFraming (): boolean {
+    const raw = this.#raw
+    return hasRawHeaders(raw) && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))
+  }
+
+  get rawContentType (): boolean { return hasRawHeaders(this.#raw) && this.#raw.hasHeader('content-type') }
+  get chunking (): boolean { return canChunk(this.#raw) }
+  get nodeWritesLength (): boolean { return nodeWritesLength(this.#raw) }
+  get injected (): boolean { return isInjected(this.#raw) }
 }
 
 function nothing (): undefined {
-  return undefined
-}
-
-/**
- * The app wrote to c.env.outgoing itself (@hono/node-server's
- * RESPONSE_ALREADY_SENT): the reply is the app's, and Fastify's onResponse
- * hooks and log run when it finishes.
- */
-function leftToTheApp (reply: FastifyReply): undefined {
-  wentOut(reply, 'the app itself')
-  reply.hijack()
   return undefined
 }
