@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { onSendHooks, ownReplyHeaders, replyHeaders, responseBodyConsumed } from '../internals/fastify.js'
 import { isInjected } from '../internals/light-my-request.js'
-import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
+import { canChunk, isHttp2, nodeWritesLength, rawHasHeader, rawHeaderRecord } from '../internals/node.js'
 import { ALREADY_SENT, isNullBodyStatus, responseParts, type ResponseParts } from '../web/response.js'
 import { bufferIfComplete, readAvailable, type StartedBody } from './complete-body.js'
 import { writeAfterOnSendHooks } from './on-send.js'
@@ -88,7 +88,8 @@ async function writeNative (request: FastifyRequest, reply: FastifyReply, respon
 /** What the plan needs to know of the reply, read from Fastify and Node. */
 function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
   const raw = reply.raw as ServerResponse
-  const rawHeaders = hasRawHeaders(raw)
+  const record = rawHeaderRecord(raw)
+  const rawHeaders = record !== null
   const hooks = onSendHooks(reply)
   return {
     hooks,
@@ -99,8 +100,8 @@ function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
     http2: isHttp2(raw),
     headersSent: raw.headersSent,
     rawHeaders,
-    rawFraming: rawHeaders && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer')),
-    rawContentType: rawHeaders && raw.hasHeader('content-type'),
+    rawFraming: rawHeaders && (rawHasHeader(raw, record, 'content-length') || rawHasHeader(raw, record, 'transfer-encoding') || rawHasHeader(raw, record, 'trailer')),
+    rawContentType: rawHeaders && rawHasHeader(raw, record, 'content-type'),
     chunking: canChunk(raw),
     nodeWritesLength: nodeWritesLength(raw),
     injected: isInjected(raw)
