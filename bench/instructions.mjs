@@ -29,7 +29,7 @@
 // cell. The figures are instructions, not time: a cache miss or a system
 // call costs more than its instructions say. Read them beside targets.mjs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -48,7 +48,9 @@ const { values: args } = parseArgs({
     repeats: { type: 'string', default: '2' },
     connections: { type: 'string', default: '1' },
     functions: { type: 'string', default: '0' },
-    base: { type: 'string' }
+    base: { type: 'string' },
+    targets: { type: 'string' },
+    keep: { type: 'string' }
   }
 })
 const requests = Number(args.requests)
@@ -67,7 +69,11 @@ if (args.base === '') throw new Error('--base needs a commit')
 // A/B, as targets.mjs --base= does: the plugin at that commit serves the same
 // app in one more variant, and each case gets a row now ÷ then.
 const base = args.base === undefined ? undefined : buildBase(args.base)
-const selected = TARGETS.filter((t) => groupIds.includes(t.group))
+// --targets=<id,...>: only those targets (of the groups'); --keep=<dir>: the
+// callgrind dumps and V8's perf maps are copied there, for callgrind_annotate.
+const targetIds = args.targets?.split(',')
+for (const id of targetIds ?? []) if (!TARGETS.some((t) => t.id === id)) throw new Error(`Unknown target "${id}"`)
+const selected = TARGETS.filter((t) => groupIds.includes(t.group) && (targetIds === undefined || targetIds.includes(t.id)))
 const targets = base === undefined
   ? selected
   : [...selected, ...AB_CASES.map((caseId) => ({
@@ -168,6 +174,7 @@ function readPerfMap (pid) {
   return ranges.filter((r) => r.end > r.start)
 }
 
+/** The function whose code holds `address` (the ranges are sorted and no longer overlap). */
 function functionAt (ranges, address) {
   let low = 0
   let high = ranges.length - 1
@@ -244,6 +251,11 @@ async function countVariant (variantId, caseIds, load, repeat) {
       control('--dump')
       const file = readdirSync(work).find((f) => f.startsWith(`${variantId}.${repeat}.`) && !dumped.includes(f))
       if (file === undefined) throw new Error(`${variantId} ${caseId}: callgrind wrote no dump`)
+      if (args.keep !== undefined) {
+        mkdirSync(args.keep, { recursive: true })
+        copyFileSync(join(work, file), join(args.keep, `callgrind.${variantId}.${caseId}.${repeat}`))
+        copyFileSync(`/tmp/perf-${child.pid}.map`, join(args.keep, `perf.${variantId}.${caseId}.${repeat}.map`))
+      }
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variantId} ${caseId}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       const served = after.requests - before.requests
       const { total, byKind, js, named } = readDump(join(work, file))

@@ -68,16 +68,25 @@ export function canChunk (raw: object): boolean {
 }
 
 /**
- * Whether anything was set on the raw response with setHeader() (a plugin
- * that bypasses reply.header(), for one). Node keeps those headers under a
- * private symbol described 'kOutHeaders', null until the first setHeader:
- * reading it saves a getHeaderNames() call on every request. Without the
- * symbol, getHeaderNames() answers.
+ * What was set on the raw response with setHeader() (a plugin that bypasses
+ * reply.header(), for one): Node keeps those headers under a private symbol
+ * described 'kOutHeaders', in a record keyed by lowercase name, null until
+ * the first setHeader. Returns that record, or null when nothing was set;
+ * undefined when the symbol is not there and something was set (then
+ * getHeaderNames() said so, and hasHeader() answers: see rawHasHeader).
+ * Reading the record saves a getHeaderNames() call and, for each name
+ * asked about, hasHeader()'s lowercasing on every request.
  */
-export function hasRawHeaders (raw: ServerResponse): boolean {
+export function rawHeaderRecord (raw: ServerResponse): Readonly<Record<string, unknown>> | null | undefined {
   kOutHeaders ??= findSymbol(raw, 'kOutHeaders')
-  if (kOutHeaders === null) return raw.getHeaderNames().length > 0
-  return (slots(raw)[kOutHeaders] as object | null | undefined) != null
+  if (kOutHeaders === null) return raw.getHeaderNames().length > 0 ? undefined : null
+  return (slots(raw)[kOutHeaders] as Record<string, unknown> | null | undefined) ?? null
+}
+
+/** Whether a header (lowercase name) was set on the raw response, from rawHeaderRecord's answer. */
+export function rawHasHeader (raw: ServerResponse, record: Readonly<Record<string, unknown>> | null | undefined, lowerName: string): boolean {
+  if (record === undefined) return raw.hasHeader(lowerName)
+  return record !== null && record[lowerName] !== undefined
 }
 
 let kOutHeaders: symbol | null | undefined

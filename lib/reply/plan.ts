@@ -308,10 +308,21 @@ function refusedHeader (lowerName: string, value: string, streaming: boolean): S
   return undefined
 }
 
+/**
+ * Names Node's validator accepted: an app sends the same handful of names on
+ * every response, and the check is a regular expression per name. Bounded:
+ * past the limit, names are checked each time.
+ */
+const nodeValidNames = new Set<string>()
+const MAX_NODE_VALID_NAMES = 512
+
 /** A header Node's validators reject ('a\x01b', which Headers accepts). */
 function invalidHeader (name: string, value: string): SendReason | undefined {
   try {
-    validateHeaderName(name)
+    if (!nodeValidNames.has(name)) {
+      validateHeaderName(name)
+      if (nodeValidNames.size < MAX_NODE_VALID_NAMES) nodeValidNames.add(name)
+    }
     validateHeaderValue(name, value)
   } catch {
     return 'header Node rejects'

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { onSendHooks, ownReplyHeaders, replyHeaders, type OnSendHook } from '../internals/fastify.js'
+import { onSendHooks, ownReplyHeaders, replyHeaders } from '../internals/fastify.js'
 import { isInjected } from '../internals/light-my-request.js'
-import { canChunk, hasRawHeaders, isHttp2, nodeWritesLength } from '../internals/node.js'
+import { canChunk, isHttp2, nodeWritesLength, rawHasHeader, rawHeaderRecord } from '../internals/node.js'
 import { responseParts, type ResponseParts } from '../web/response.js'
 import { readNative, type NativeRead } from './complete-body.js'
 import { writeAfterOnSendHooks } from './on-send.js'
@@ -42,7 +42,7 @@ function carryOut (
   native: NativeRead | undefined
 ): FastifyReply | Promise<FastifyReply | undefined> | undefined {
   if (parts === undefined) return readNative(response).then((read) => carryOut(request, reply, response, read.parts, read))
-  const facts = new ReplyView(request, reply)
+  const facts = replyFacts(request, reply)
   const plan = planReply(parts, native?.kind ?? 'stored', native?.statusText ?? '', facts)
   // `started` is there for a live stream only, which the plan sends by `stream` or reply.send.
   const started = native?.started
@@ -67,41 +67,27 @@ function carryOut (
   }
 }
 
-/**
- * What the plan needs to know of the reply, read from Fastify and Node when
- * the plan asks: most responses need only a few of these facts, and the plan
- * runs on every request. Only the onSend hooks are read at once (the plan and
- * its writer both need them).
- */
-class ReplyView implements ReplyFacts {
-  readonly hooks: readonly OnSendHook[] | null | undefined
-  readonly #request: FastifyRequest
-  readonly #reply: FastifyReply
-  readonly #raw: ServerResponse
-
-  constructor (request: FastifyRequest, reply: FastifyReply) {
-    this.#request = request
-    this.#reply = reply
-    this.#raw = reply.raw as ServerResponse
-    this.hooks = onSendHooks(reply)
+/** What the plan needs to know of the reply, read from Fastify and Node. */
+function replyFacts (request: FastifyRequest, reply: FastifyReply): ReplyFacts {
+  const raw = reply.raw as ServerResponse
+  const record = rawHeaderRecord(raw)
+  const rawHeaders = record !== null
+  const hooks = onSendHooks(reply)
+  return {
+    hooks,
+    headers: replyHeaders(reply),
+    // Only the way after onSend hooks changes that record in place.
+    ownHeaders: hooks !== null && hooks !== undefined && ownReplyHeaders(reply) !== undefined,
+    method: request.raw.method ?? 'GET',
+    http2: isHttp2(raw),
+    headersSent: raw.headersSent,
+    rawHeaders,
+    rawFraming: rawHeaders && (rawHasHeader(raw, record, 'content-length') || rawHasHeader(raw, record, 'transfer-encoding') || rawHasHeader(raw, record, 'trailer')),
+    rawContentType: rawHeaders && rawHasHeader(raw, record, 'content-type'),
+    chunking: canChunk(raw),
+    nodeWritesLength: nodeWritesLength(raw),
+    injected: isInjected(raw)
   }
-
-  get headers (): Readonly<Record<string, string | string[]>> { return replyHeaders(this.#reply) }
-  // Only the way after onSend hooks changes that record in place.
-  get ownHeaders (): boolean { return this.hooks !== null && this.hooks !== undefined && ownReplyHeaders(this.#reply) !== undefined }
-  get method (): string { return this.#request.raw.method ?? 'GET' }
-  get http2 (): boolean { return isHttp2(this.#raw) }
-  get headersSent (): boolean { return this.#raw.headersSent }
-  get rawHeaders (): boolean { return hasRawHeaders(this.#raw) }
-  get rawFraming (): boolean {
-    const raw = this.#raw
-    return hasRawHeaders(raw) && (raw.hasHeader('content-length') || raw.hasHeader('transfer-encoding') || raw.hasHeader('trailer'))
-  }
-
-  get rawContentType (): boolean { return hasRawHeaders(this.#raw) && this.#raw.hasHeader('content-type') }
-  get chunking (): boolean { return canChunk(this.#raw) }
-  get nodeWritesLength (): boolean { return nodeWritesLength(this.#raw) }
-  get injected (): boolean { return isInjected(this.#raw) }
 }
 
 function nothing (): undefined {

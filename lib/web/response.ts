@@ -235,20 +235,30 @@ function wrapNative (native: globalThis.Response, headers?: Headers): globalThis
 }
 
 /**
- * A Headers object, lightweight or native, rather than a record or pairs. The
- * common inits (none, a record) are told apart without an instanceof, which
- * looks up Symbol.hasInstance on every call: this runs for every response.
+ * A Headers object, lightweight or native, rather than a record or pairs:
+ * this runs for every response. Not with Object.getPrototypeOf, which
+ * optimized code calls into V8's runtime for wherever the objects it sees
+ * have more than one prototype (a record here, a Headers there); an
+ * instanceof of the native class (which has no Symbol.hasInstance of its
+ * own) walks the prototype chain inline.
  */
 function isHeadersObject (value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false
-  if (isLightweightHeaders(value)) return true
-  const proto = Object.getPrototypeOf(value)
-  return proto !== Object.prototype && proto !== Array.prototype && value instanceof NativeHeaders
+  return isLightweightHeaders(value) || value instanceof NativeHeaders
 }
 
-/** An init object literal, rather than a Response (ours, native or foreign) passed as init, whose headers a copy must not share. */
+const isPrototypeOf = Object.prototype.isPrototypeOf
+
+/**
+ * An init object literal, rather than a Response (ours, native or foreign)
+ * passed as init, whose headers a copy must not share. One of ours (Hono's
+ * copies of c.res pass the old response as init) is recognized by a walk of
+ * its prototype chain, without the runtime call Object.getPrototypeOf makes
+ * (see isHeadersObject).
+ */
 function isPlainInit (init: unknown): boolean {
   if (typeof init !== 'object' || init === null) return false
+  if (isPrototypeOf.call(LightweightResponse.prototype, init)) return false
   const proto = Object.getPrototypeOf(init)
   return proto === Object.prototype || proto === null
 }
