@@ -227,8 +227,9 @@ function isStreamPayload (payload: unknown): boolean {
 /**
  * After the hooks of the send writer's path (send-writer.ts): the app's live
  * stream, handed back untouched, goes out through the stream writer with
- * the reply's status and headers as the hooks left them; anything else as
- * writeOnSendPayload writes it.
+ * the reply's status and headers as the hooks left them (if Node rejects
+ * that head, `restore` puts the reply's headers back, as after any payload);
+ * anything else as writeOnSendPayload writes it.
  */
 export function writeAfterHooksOnSend (
   reply: FastifyReply,
@@ -241,7 +242,7 @@ export function writeAfterHooksOnSend (
   if (live !== undefined && final === given && guard === 'onSend hooks on a stream' && !(given as ReadableStream).locked && !hasReplyTrailers(reply)) {
     const record = replyHeaders(reply)
     const head = isHttp2(reply.raw) ? http2Head(record) : record
-    return writeOwn(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: null }, live)!
+    return writeOwn(reply, { status: reply.raw.statusCode, head, merge: undefined, defaultType: undefined, length: undefined, nodeWritesLength: false, body: null }, live, restore)!
   }
   return writeOnSendPayload(reply, final, restore)
 }
