@@ -28,6 +28,11 @@ export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mou
   const raw = request.raw
   const method = raw.method ?? 'GET'
   if (lightweight) return createLightweightRequest(method, url, raw, reply.raw, body)
+  return nativeRequest(url, method, raw, reply, body)
+}
+
+/** A native Request, for when the global Request is not ours: apart, so that bridgeRequest stays small enough to inline. */
+function nativeRequest (url: string, method: string, raw: IncomingMessage | Http2ServerRequest, reply: FastifyReply, body: RequestBody | null): Request {
   try {
     return new NativeRequest(url, {
       method,

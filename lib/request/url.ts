@@ -95,13 +95,24 @@ const validHost = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=%]+|\[[0-9A-Fa-f:.]+\])(?::(\d{
  * host that is malformed answers 400 rather than change what the URL means.
  */
 export function requestUrl (request: FastifyRequest, mount: Mount): string {
+  // Most requests repeat the last origin, and have a plain path: the string
+  // is made here. Everything else is in originAndPath, kept apart so that
+  // this function stays small enough for V8 to inline it, and what it calls,
+  // into the mount's handler.
+  const protocol = request.protocol
+  const host = request.host
+  const path = appPath(request.url, mount)
+  if (host === lastHost && protocol === lastProtocol && lastOrigin !== undefined && isPlainPath(path)) return lastOrigin + path
+  return originAndPath(request, path)
+}
+
+function originAndPath (request: FastifyRequest, path: string): string {
   let protocol = request.protocol
   if (protocol !== 'http' && protocol !== 'https') {
     protocol = (request.raw.socket as { encrypted?: boolean } | null)?.encrypted === true ? 'https' : 'http'
   }
   // Fastify 5.0 leaves `request.host` undefined for a missing Host; 5.2+ gives ''.
   const host = request.host ?? ''
-  const path = appPath(request.url, mount)
   // Most requests repeat the last origin: reuse its verdict.
   let origin: string | undefined
   if (host === lastHost && protocol === lastProtocol) {
