@@ -1,5 +1,6 @@
 import type { FetchApp } from './bindings.js'
-import { defaultErrorHandler, isHonoApp, notFoundHandlerOf, useErrorHandler, type ErrorHandler } from './internals/hono.js'
+import { defaultErrorHandler, isHonoApp, notFoundHandlerOf, useErrorHandler, useKnownPath, type ErrorHandler } from './internals/hono.js'
+import { plainRequestPath } from './web/request.js'
 
 // Set on the per-request env object by the view's not-found handler.
 const kUnmatched = Symbol('fastify-hono.unmatched')
@@ -18,6 +19,9 @@ const kUnmatched = Symbol('fastify-hono.unmatched')
  *   own handler only when they have one.
  * - With `notFound: 'fastify'`, a request no route matched is marked, so the
  *   route can hand it to Fastify's not-found handler.
+ * - Its getPath, while it is Hono's default, takes the routing path the
+ *   bridge already knows from the request (internals/hono.ts, useKnownPath):
+ *   the same path, without scanning the URL again.
  * The view's not-found handler is the app's as it was at registration (Hono
  * keeps it private): set `app.notFound()` before registering.
  */
@@ -39,6 +43,8 @@ export function mountView (app: FetchApp, notFound: 'hono' | 'fastify'): FetchAp
     }
     useErrorHandler(view, () => hono.errorHandler === honoDefault ? toFastify : hono.errorHandler)
   }
+  // Hono's routing path, taken from the request where the bridge knows it, rather than scanned for in the URL.
+  useKnownPath(view, plainRequestPath)
   if (notFound === 'fastify') {
     view.notFound((c) => {
       (c.env as Record<symbol, boolean>)[kUnmatched] = true

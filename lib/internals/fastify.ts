@@ -12,18 +12,22 @@ interface RouteContext { onSend?: OnSendHook[] | null }
  * caller leaves the whole send to reply.send: slower, never wrong). Fastify
  * keeps them on the route context, an own property of the request under a
  * private symbol described 'fastify.context' (the reply reads it through a
- * getter), as an array or null (checked on 5.0–5.12.8 and 6.0.0-alpha.4). Found there, the
- * context can also be set aside by sendPastOnSend.
+ * getter), as an array or null (checked on 5.0–5.12.8 and 6.0.0-alpha.4). Hooks are
+ * returned only from a context that is the request's own property, which
+ * sendPastOnSend can then set aside; null (no hooks) from any.
  */
 export function onSendHooks (reply: FastifyReply): readonly OnSendHook[] | null | undefined {
   const request = reply.request
   kRouteContext ??= findSymbol(request, 'fastify.context')
-  if (kRouteContext === null || !Object.prototype.hasOwnProperty.call(request, kRouteContext)) return undefined
+  if (kRouteContext === null) return undefined
   const context = slots(request)[kRouteContext] as RouteContext | undefined
   if (context === undefined || context === null) return undefined
   const hooks = context.onSend
+  // Whether the context is the request's own matters only where there are
+  // hooks (sendPastOnSend sets it aside): a hasOwnProperty call per request
+  // spared on routes without any.
   if (hooks === null) return null
-  return Array.isArray(hooks) ? hooks : undefined
+  return Array.isArray(hooks) && Object.prototype.hasOwnProperty.call(request, kRouteContext) ? hooks : undefined
 }
 
 let kRouteContext: symbol | null | undefined

@@ -80,6 +80,52 @@ export function useErrorHandler (view: HonoApp, current: () => ErrorHandler): vo
   Object.defineProperty(view, 'errorHandler', { get: current, configurable: true, enumerable: true })
 }
 
+type GetPath = (request: Request, options?: unknown) => string
+
+/**
+ * Gives the view a getPath that takes the routing path from `known` (the
+ * path the bridge already put in the URL: lib/web/request.ts,
+ * plainRequestPath) rather than scan the URL for it, where the view's
+ * getPath is one of Hono's two defaults, read from fresh apps of the same
+ * class: `new App()` (strict) and `new App({ strict: false })`, which drops
+ * a trailing `/`. Hono calls `this.getPath(request, { env })` once per
+ * request, in its dispatch. `known` answers only for a URL that is an origin
+ * and a plain path (no `#`, no `%`, nothing the URL parser would rewrite),
+ * and then the path up to the query: on such a URL, every Hono 4 default
+ * reads the same (hono 4.1 to 4.13.19: from the first `/` after the
+ * authority up to `?`, and in later versions `#` too; only a `%` leads to
+ * decoding).
+ * Everything else, and an app with its own getPath option, goes to the
+ * view's getPath as it was. If a fresh app cannot be made, or has no
+ * getPath function, nothing changes.
+ */
+export function useKnownPath (view: HonoApp, known: (request: Request) => string | undefined): void {
+  const current = view.getPath
+  if (typeof current !== 'function') return
+  let strict: unknown
+  let notStrict: unknown
+  try {
+    const App = view.constructor as new (options?: { strict?: boolean }) => Partial<HonoApp>
+    strict = new App().getPath
+    notStrict = new App({ strict: false }).getPath
+  } catch {
+    return
+  }
+  if (typeof strict !== 'function' || typeof notStrict !== 'function' || strict === notStrict) return
+  const fallback = current as GetPath
+  if (current === strict) {
+    view.getPath = function getKnownPath (request: Request, options?: unknown): string {
+      return known(request) ?? fallback(request, options)
+    }
+  } else if (current === notStrict) {
+    view.getPath = function getKnownPathNotStrict (request: Request, options?: unknown): string {
+      const path = known(request)
+      if (path === undefined) return fallback(request, options)
+      return path.length > 1 && path.charCodeAt(path.length - 1) === 47 /* / */ ? path.slice(0, -1) : path
+    }
+  }
+}
+
 /**
  * The route of the first matched handler that is not a middleware, by Hono's
  * own rule (as `hono/dev`'s `inspectRoutes` tells them apart): a function

@@ -6,7 +6,7 @@ import { FST_ERR_HONO_BAD_REQUEST } from '../errors.js'
 import { clientAbortSignal } from '../web/client-abort.js'
 import { createLightweightRequest, NativeRequest } from '../web/request.js'
 import { RequestBody, type DrainBounds } from './body.js'
-import { requestUrl, type Mount } from './url.js'
+import { appPath, originAndPath, plainUrl, type Mount } from './url.js'
 
 /**
  * The request's body, or null when it has none: see bodySource. The app
@@ -24,10 +24,18 @@ export function requestBody (request: FastifyRequest, drain: DrainBounds): Reque
  * Lightweight when the global classes are ours, native otherwise.
  */
 export function bridgeRequest (request: FastifyRequest, reply: FastifyReply, mount: Mount, body: RequestBody | null, lightweight: boolean): Request {
-  const url = requestUrl(request, mount)
   const raw = request.raw
   const method = raw.method ?? 'GET'
-  if (lightweight) return createLightweightRequest(method, url, raw, reply.raw, body)
+  const path = appPath(request.url, mount)
+  const plain = plainUrl(request, path)
+  const url = plain ?? originAndPath(request, path)
+  // With a plain URL, the request keeps the path: the app's view reads Hono's routing path from it (app-view.ts).
+  if (lightweight) return createLightweightRequest(method, url, raw, reply.raw, body, plain === undefined ? undefined : path)
+  return nativeRequest(url, method, raw, reply, body)
+}
+
+/** A native Request, for when the global Request is not ours: apart, so that bridgeRequest stays small enough to inline. */
+function nativeRequest (url: string, method: string, raw: IncomingMessage | Http2ServerRequest, reply: FastifyReply, body: RequestBody | null): Request {
   try {
     return new NativeRequest(url, {
       method,

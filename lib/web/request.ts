@@ -27,6 +27,7 @@ const kBodyUsed = Symbol('fastify-hono.bodyUsed')
 const kHeaders = Symbol('fastify-hono.headers')
 const kSignal = Symbol('fastify-hono.signal')
 const kNative = Symbol('fastify-hono.native')
+const kPlainPath = Symbol('fastify-hono.plain-path')
 
 type Lightweight = LightweightRequest
 
@@ -42,6 +43,8 @@ export class LightweightRequest {
   /** Made on first use: most apps never ask for it. */
   declare [kSignal]: AbortSignal | undefined
   declare [kNative]: globalThis.Request | undefined
+  /** The path and query the URL ends with, when the URL is the origin and that path as they are (url.ts, plainUrl); else undefined. */
+  declare [kPlainPath]: string | undefined
 
   constructor (input: RequestInfo | URL, init?: RequestInit) {
     const source = isLightweight(input) ? materialize(input) : input
@@ -132,7 +135,7 @@ const utf8 = new TextDecoder() // strips a BOM and replaces bad bytes, as Reques
  * object (Object.create leaves room for four, and puts the rest in a
  * separate array that grows as they are added), with one map for all.
  */
-const LightweightState = function (this: Lightweight, method: string, url: string, incoming: IncomingMessage | Http2ServerRequest, outgoing: ServerResponse | Http2ServerResponse, body: RequestBody | null) {
+const LightweightState = function (this: Lightweight, method: string, url: string, incoming: IncomingMessage | Http2ServerRequest, outgoing: ServerResponse | Http2ServerResponse, body: RequestBody | null, plainPath: string | undefined) {
   this[kMethod] = method
   this[kUrl] = url
   this[kIncoming] = incoming
@@ -142,6 +145,7 @@ const LightweightState = function (this: Lightweight, method: string, url: strin
   this[kHeaders] = undefined
   this[kSignal] = undefined
   this[kNative] = undefined
+  this[kPlainPath] = plainPath
 } as unknown as new (...args: Parameters<typeof createLightweightRequest>) => Lightweight
 LightweightState.prototype = LightweightRequest.prototype
 
@@ -150,9 +154,29 @@ export function createLightweightRequest (
   url: string,
   incoming: IncomingMessage | Http2ServerRequest,
   outgoing: ServerResponse | Http2ServerResponse,
-  body: RequestBody | null
+  body: RequestBody | null,
+  /** The path and query `url` ends with, when `url` is the origin and that path as they are. */
+  plainPath: string | undefined
 ): globalThis.Request {
-  return new LightweightState(method, url, incoming, outgoing, body) as unknown as globalThis.Request
+  return new LightweightState(method, url, incoming, outgoing, body, plainPath) as unknown as globalThis.Request
+}
+
+/**
+ * The path part of a request's URL, as Hono's default getPath reads it,
+ * without reading the URL: for a lightweight request whose URL is the origin
+ * and a plain path (url.ts, isPlainPath: no `#`, nothing the URL parser would
+ * rewrite), up to the query, when it has no `%` (which Hono decodes).
+ * Undefined for any other request; then the URL is read.
+ */
+export function plainRequestPath (request: object): string | undefined {
+  const path = (request as Partial<Lightweight>)[kPlainPath]
+  if (path === undefined) return undefined
+  for (let i = 0; i < path.length; i++) {
+    const code = path.charCodeAt(i)
+    if (code === 63 /* ? */) return path.slice(0, i)
+    if (code === 37 /* % */) return undefined
+  }
+  return path
 }
 
 function signalOf (request: object): AbortSignal {
