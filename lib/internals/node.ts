@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http'
+import { validateHeaderName, type ServerResponse } from 'node:http'
 import { Http2ServerResponse } from 'node:http2'
 import { findSymbol, slots } from './find-symbol.js'
 
@@ -90,3 +90,24 @@ export function rawHasHeader (raw: ServerResponse, record: Readonly<Record<strin
 }
 
 let kOutHeaders: symbol | null | undefined
+
+/**
+ * Whether Node's validateHeaderName has accepted this name before (and then
+ * remembers it): an app sends the same handful of names on every response,
+ * and the check is a regular expression per name. Bounded: past 512 names,
+ * the caller checks each time. Node's rule for a name never changes within
+ * a process.
+ */
+export function nodeAcceptsHeaderName (name: string): boolean {
+  if (acceptedNames.has(name)) return true
+  try {
+    validateHeaderName(name)
+  } catch {
+    return false
+  }
+  if (acceptedNames.size < MAX_ACCEPTED_NAMES) acceptedNames.add(name)
+  return true
+}
+
+const acceptedNames = new Set<string>()
+const MAX_ACCEPTED_NAMES = 512

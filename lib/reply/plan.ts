@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
-import { STATUS_CODES, validateHeaderName, validateHeaderValue, type OutgoingHttpHeaders } from 'node:http'
+import { STATUS_CODES, validateHeaderValue, type OutgoingHttpHeaders } from 'node:http'
 import type { OnSendHook } from '../internals/fastify.js'
+import { nodeAcceptsHeaderName } from '../internals/node.js'
 import { headerList, isLightweightHeaders } from '../web/headers.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import type { StoredBody } from '../web/shared-body.js'
@@ -308,21 +309,10 @@ function refusedHeader (lowerName: string, value: string, streaming: boolean): S
   return undefined
 }
 
-/**
- * Names Node's validator accepted: an app sends the same handful of names on
- * every response, and the check is a regular expression per name. Bounded:
- * past the limit, names are checked each time.
- */
-const nodeValidNames = new Set<string>()
-const MAX_NODE_VALID_NAMES = 512
-
 /** A header Node's validators reject ('a\x01b', which Headers accepts). */
 function invalidHeader (name: string, value: string): SendReason | undefined {
+  if (!nodeAcceptsHeaderName(name)) return 'header Node rejects'
   try {
-    if (!nodeValidNames.has(name)) {
-      validateHeaderName(name)
-      if (nodeValidNames.size < MAX_NODE_VALID_NAMES) nodeValidNames.add(name)
-    }
     validateHeaderValue(name, value)
   } catch {
     return 'header Node rejects'
