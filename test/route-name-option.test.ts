@@ -1,13 +1,13 @@
 import { test } from 'tap'
-import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { SpanKind } from '@opentelemetry/api'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import fastifyMetrics from 'fastify-metrics'
 import { listen } from './helpers/net'
+import { requestSpansOf } from './helpers/otel-http'
+import { durationCounts, hit, jsonLog } from './helpers/route-tools'
 
 // The `routeName` option, with the real packages and no hook of the user's:
 // @fastify/otel's request span, fastify-metrics' default route label, the
@@ -26,16 +26,6 @@ function usersApp (): Hono {
   return app
 }
 
-async function hit (base: string, paths: string[]): Promise<number[]> {
-  const statuses: number[] = []
-  for (const path of paths) {
-    const res = await fetch(base + path)
-    await res.arrayBuffer()
-    statuses.push(res.status)
-  }
-  return statuses
-}
-
 test('routeName: @fastify/otel\'s request span has the Hono route as http.route and in its name', async (t) => {
   const exporter = new InMemorySpanExporter()
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
@@ -52,9 +42,7 @@ test('routeName: @fastify/otel\'s request span has the Hono route as http.route 
 
   t.same(await hit(base, ['/v2/users/1', '/v2/users/2', '/v2/nope/1', '/v2/boom/1', '/plain/1']), [200, 200, 404, 500, 200])
   await provider.forceFlush()
-  const requests = exporter.getFinishedSpans()
-    .filter((span) => span.kind === SpanKind.SERVER)
-    .map((span) => ({ path: span.attributes['url.path'], name: span.name, route: span.attributes['http.route'], status: span.attributes['http.response.status_code'] }))
+  const requests = requestSpansOf(exporter)
   t.same(requests, [
     { path: '/v2/users/1', name: 'GET /v2/users/:id', route: '/v2/users/:id', status: 200 },
     { path: '/v2/users/2', name: 'GET /v2/users/:id', route: '/v2/users/:id', status: 200 },
@@ -73,10 +61,7 @@ test('routeName: fastify-metrics labels each request with its Hono route by defa
 
   t.same(await hit(base, ['/v2/users/1', '/v2/users/2', '/v2/nope/1', '/v2/nope/2']), [200, 200, 404, 404])
   const metrics = await (await fetch(base + '/metrics')).text()
-  const counts = metrics.split('\n')
-    .filter((line) => line.startsWith('http_request_duration_seconds_count'))
-    .map((line) => line.replace(/^http_request_duration_seconds_count/, ''))
-    .sort()
+  const counts = durationCounts(metrics)
   t.same(counts, [
     '{method="GET",route="/v2/*",status_code="404"} 2',
     '{method="GET",route="/v2/users/:id",status_code="200"} 2'
@@ -85,13 +70,7 @@ test('routeName: fastify-metrics labels each request with its Hono route by defa
 })
 
 test('routeName: the log lines from the handler on, `request completed` included, carry the route; routeOptions.url names it', async (t) => {
-  const lines: Array<{ msg: string, reqId?: string, route?: string, res?: { statusCode: number } }> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      for (const text of chunk.toString().split('\n')) if (text !== '') lines.push(JSON.parse(text))
-      callback()
-    }
-  })
+  const { stream, lines } = jsonLog<{ msg: string, reqId?: string, route?: string, res?: { statusCode: number } }>()
   const server = Fastify({ logger: { stream } })
   t.teardown(() => server.close())
   const seen: Array<string | undefined> = []

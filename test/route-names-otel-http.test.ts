@@ -1,14 +1,9 @@
 import { test } from 'tap'
-import { createRequire } from 'node:module'
-import { context, SpanKind } from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http'
-import { FastifyOtelInstrumentation } from '@fastify/otel'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { listen } from './helpers/net'
+import { HONO_ROUTE_SPANS, spansOfThreeRequests, traceHttp } from './helpers/otel-http'
 import { honoRouteOnSpan } from './helpers/route-recipes'
 import { refusesMade } from './helpers/plugin-loads'
 
@@ -23,19 +18,7 @@ const otelRefused = refusesMade('@fastify/otel', 'new m.FastifyOtelInstrumentati
 // Hono route. This file patches `http` for the whole process: it runs alone.
 
 test('with @opentelemetry/instrumentation-http: its server span is named after the Hono route', { skip: otelRefused }, async (t) => {
-  const exporter = new InMemorySpanExporter()
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
-  const contextManager = new AsyncLocalStorageContextManager().enable()
-  context.setGlobalContextManager(contextManager)
-  t.teardown(() => { context.disable() })
-  const http = new HttpInstrumentation()
-  http.setTracerProvider(provider)
-  t.teardown(() => http.disable())
-  // The instrumentation patches `http` as it is next required.
-  createRequire(__filename)('node:http')
-  const otel = new FastifyOtelInstrumentation()
-  otel.setTracerProvider(provider)
-  t.teardown(() => otel.disable())
+  const { exporter, otel } = traceHttp(t)
 
   const app = new Hono()
   app.get('/users/:id', (c) => c.json({ id: c.req.param('id') }))
@@ -46,24 +29,7 @@ test('with @opentelemetry/instrumentation-http: its server span is named after t
   await server.register(fastifyHono, { app, prefix: '/v2' })
   const { base } = await listen(server)
 
-  for (const path of ['/v2/users/1', '/v2/users/2', '/v2/nope']) await (await fetch(base + path)).arrayBuffer()
-  // The server span ends when the response has finished, maybe after the client read it.
-  for (let tries = 0; exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER).length < 3 && tries < 100; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  const spans = exporter.getFinishedSpans()
-  const serverSpans = spans.filter((span) => span.kind === SpanKind.SERVER)
-    .map((span) => ({ name: span.name, route: span.attributes['http.route'], status: span.attributes['http.response.status_code'] }))
-  t.same(serverSpans, [
-    { name: 'GET /v2/users/:id', route: '/v2/users/:id', status: 200 },
-    { name: 'GET /v2/users/:id', route: '/v2/users/:id', status: 200 },
-    { name: 'GET /v2/*', route: '/v2/*', status: 404 }
-  ])
-  const requestSpans = spans.filter((span) => span.attributes['fastify.root'] === '@fastify/otel')
-    .map((span) => ({ kind: span.kind, name: span.name, route: span.attributes['http.route'] }))
-  t.same(requestSpans, [
-    { kind: SpanKind.INTERNAL, name: 'GET /v2/users/:id', route: '/v2/users/:id' },
-    { kind: SpanKind.INTERNAL, name: 'GET /v2/users/:id', route: '/v2/users/:id' },
-    { kind: SpanKind.INTERNAL, name: 'request', route: '/v2/*' }
-  ])
+  const { serverSpans, requestSpans } = await spansOfThreeRequests(exporter, base)
+  t.same(serverSpans, HONO_ROUTE_SPANS.serverSpans)
+  t.same(requestSpans, HONO_ROUTE_SPANS.requestSpans)
 })

@@ -32,9 +32,8 @@ export function codeBlocks (markdown: string): CodeBlock[] {
   return blocks
 }
 
-/** Markdown without its fenced blocks and inline code spans, where links are not links. */
-function prose (markdown: string): string {
-  const kept: string[] = []
+/** The lines of Markdown outside its fenced blocks. */
+function * outsideFences (markdown: string): Generator<string> {
   let fence: string | null = null
   for (const line of markdown.split('\n')) {
     const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1]
@@ -43,8 +42,14 @@ function prose (markdown: string): string {
       if (line.trimStart().startsWith(fence)) fence = null
       continue
     }
-    kept.push(line.replace(/`[^`]*`/g, ''))
+    yield line
   }
+}
+
+/** Markdown without its fenced blocks and inline code spans, where links are not links. */
+function prose (markdown: string): string {
+  const kept: string[] = []
+  for (const line of outsideFences(markdown)) kept.push(line.replace(/`[^`]*`/g, ''))
   return kept.join('\n')
 }
 
@@ -62,14 +67,7 @@ export function relativeLinks (markdown: string): string[] {
 export function headingAnchors (markdown: string): Set<string> {
   const anchors = new Set<string>()
   const seen = new Map<string, number>()
-  let fence: string | null = null
-  for (const line of markdown.split('\n')) {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1]
-    if (fence === null && marker !== undefined) { fence = marker; continue }
-    if (fence !== null) {
-      if (line.trimStart().startsWith(fence)) fence = null
-      continue
-    }
+  for (const line of outsideFences(markdown)) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
     if (heading === null) continue
     const slug = heading[1].toLowerCase().replace(/<[^>]+>/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
