@@ -378,3 +378,35 @@ test('a live stream: untouched by the hooks, the stream writer; replaced, Fastif
   await new Promise((resolve) => setTimeout(resolve, 20))
   t.equal(cancelled, before + 1, 'the app\'s stream cancelled')
 })
+
+test('a hook fails after another set headers for the response: the error answer carries neither those nor the app\'s, on every way the hooks run', async (t) => {
+  const app = new Hono()
+  const appHeaders = { 'x-app': '1', 'cache-control': 'max-age=60' }
+  // The hooks way: a stored body the plugin prepares itself.
+  app.get('/stored', (c) => c.text('hello', 200, appHeaders))
+  // reply.send's way: an app-set length keeps the response off the plugin's writers.
+  app.get('/length', (c) => c.body('hello', 200, { ...appHeaders, 'content-length': '5' }))
+  // reply.send's way with a live stream.
+  app.get('/stream', () => new Response(new ReadableStream({ start (controller) { controller.enqueue(new TextEncoder().encode('hi')) } }), { headers: appHeaders }))
+  const fastify = Fastify()
+  fastify.addHook('onRequest', async (request, reply) => { reply.header('x-from-on-request', 'kept') })
+  // As a compression or ETag hook does: headers for the response it is given, not for the error answer.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode < 400) reply.header('content-encoding', 'gzip').header('etag', '"abc"')
+    return payload
+  })
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode < 400) throw new Error('hook failed')
+    return payload
+  })
+  await fastify.register(fastifyHono, { app, prefix: '/m' })
+  t.teardown(() => fastify.close())
+  const { port } = await listen(fastify)
+  for (const path of ['/stored', '/length', '/stream']) {
+    const res = await rawRequest(port, 'GET', `/m${path}`)
+    t.equal(res.status, 500, `${path}: Fastify's error answer`)
+    t.match(JSON.parse(res.body), { message: 'hook failed' }, path)
+    for (const name of ['content-encoding', 'etag', 'x-app', 'cache-control']) t.equal(res.headers[name], undefined, `${path}: no ${name}`)
+    t.same(res.headers['x-from-on-request'], ['kept'], `${path}: what an onRequest hook set stays`)
+  }
+})

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
+import type { FastifyReply } from 'fastify'
 import { forgetFailedHead, setContentLength } from '../internals/node.js'
 import type { AppHeaders, HeadLines, HeadPlan } from './plan.js'
 
@@ -9,15 +10,66 @@ import type { AppHeaders, HeadLines, HeadPlan } from './plan.js'
  */
 
 /**
- * A merge into a header record: the record, and what changed in it (name,
- * then the value before, or undefined), so that it can be put back and an
- * error answer carries none of the app's headers. Merging into the reply's
- * record, as reply.send hands it to writeHead, spares a copy of every header
- * Fastify hooks set.
+ * A merge of the app's headers over the reply's, and how to take it back,
+ * so that an error answer carries none of the failed response's headers.
+ * Made in a header record (for our writers and the onSend hooks we run:
+ * merging into the reply's own record, as reply.send hands it to writeHead,
+ * spares a copy of every header Fastify hooks set), or through the reply's
+ * public methods (`reply`, for reply.send). Where onSend hooks run between
+ * the merge and the write (`whole`), what the reply held before is kept and
+ * put back whole, so that what the hooks set for the failed response goes
+ * too (a compression hook's Content-Encoding, an ETag); otherwise only what
+ * the merge changed is noted (name, then the value before, or undefined).
  */
-interface Merge {
-  record: Record<string, string | string[]>
-  changes: Array<string | string[] | undefined>
+export class Merge {
+  readonly record: Record<string, string | string[]> | undefined
+  readonly reply: FastifyReply | undefined
+  readonly changes: Array<string | number | string[] | undefined> = []
+  /** With `whole`: every header the reply held before the merge. */
+  saved: Readonly<Record<string, unknown>> | undefined
+
+  constructor (record: Record<string, string | string[]> | undefined, reply: FastifyReply | undefined, whole: boolean) {
+    this.record = record
+    this.reply = reply
+    this.saved = !whole ? undefined : record !== undefined ? { ...record } : reply!.getHeaders()
+  }
+
+  /** Puts the headers back as they were before the merge (with `whole`, every header; else later changes to other names stay). */
+  undo (): void {
+    const { record, reply, changes, saved } = this
+    if (saved !== undefined) {
+      this.saved = undefined
+      if (record !== undefined) {
+        for (const name in record) if (saved[name] === undefined) delete record[name]
+        Object.assign(record, saved)
+      } else {
+        for (const name in reply!.getHeaders()) removeHeader(reply!, name)
+        for (const name in saved) reply!.header(name, saved[name])
+      }
+      return
+    }
+    for (let i = changes.length - 2; i >= 0; i -= 2) {
+      const name = changes[i] as string
+      const before = changes[i + 1]
+      if (record !== undefined) {
+        if (before === undefined) delete record[name]
+        else record[name] = before as string | string[]
+      } else {
+        removeHeader(reply!, name)
+        if (before !== undefined) reply!.header(name, before)
+      }
+    }
+    changes.length = 0
+  }
+}
+
+/**
+ * A header off the reply and off the raw response, where Fastify's stream
+ * pump copies the reply's headers before its first read.
+ */
+function removeHeader (reply: FastifyReply, name: string): void {
+  reply.removeHeader(name)
+  reply.raw.removeHeader(name)
 }
 
 /** What undoes a failed head: a merge to take back, or a function that puts the reply back. */
@@ -26,31 +78,50 @@ type Undo = Merge | (() => void) | undefined
 /**
  * Merges the app's headers into `record` (the app wins, Set-Cookie and Vary
  * combine), then `defaultType` and `length` where the record has none.
+ * `whole`: onSend hooks run before the write (see Merge).
  */
-export function mergeHeaders (record: Record<string, string | string[]>, source: AppHeaders, defaultType: string | undefined, length?: number): Merge {
-  const changes: Merge['changes'] = []
+export function mergeHeaders (record: Record<string, string | string[]>, source: AppHeaders, defaultType: string | undefined, length: number | undefined, whole: boolean): Merge {
+  const merge = new Merge(record, undefined, whole)
+  const changes = whole ? undefined : merge.changes as Array<string | string[] | undefined>
   addHeaders(record, source, changes)
   if (defaultType !== undefined && record['content-type'] === undefined) {
-    changes.push('content-type', undefined)
+    changes?.push('content-type', undefined)
     record['content-type'] = defaultType
   }
   if (length !== undefined) {
-    changes.push('content-length', record['content-length'])
+    changes?.push('content-length', record['content-length'])
     record['content-length'] = String(length)
   }
-  return { record, changes }
+  return merge
 }
 
-/** Puts the record back as it was before the merge (later changes to other names stay). */
-export function undoMerge (merge: Merge): void {
-  const { record, changes } = merge
-  for (let i = changes.length - 2; i >= 0; i -= 2) {
-    const name = changes[i] as string
-    const before = changes[i + 1]
-    if (before === undefined) delete record[name]
-    else record[name] = before
+/**
+ * The same merge, through reply.header(), getHeader() and hasHeader(), for
+ * reply.send: the app's headers (a list of lowercase names and values, each
+ * checked already) over what Fastify hooks set (Fastify's reply.header keeps
+ * every Set-Cookie; Vary combines here), then `defaultType` where neither
+ * side has a Content-Type, and `length`.
+ */
+export function mergeThroughReply (reply: FastifyReply, list: readonly string[], defaultType: string | undefined, length: number | undefined, whole: boolean): Merge {
+  const merge = new Merge(undefined, reply, whole)
+  const changes = merge.changes
+  for (let i = 0; i < list.length; i += 2) {
+    const name = list[i]
+    const value = list[i + 1]
+    const existing = reply.getHeader(name)
+    // Fastify's reply.header pushes a Set-Cookie into the array it holds: the value before is a copy.
+    changes.push(name, Array.isArray(existing) ? [...existing] : existing)
+    reply.header(name, name === 'vary' && existing !== undefined ? combineVary(String(existing), value) : value)
   }
-  changes.length = 0
+  if (defaultType !== undefined && !reply.hasHeader('content-type')) {
+    changes.push('content-type', undefined)
+    reply.header('content-type', defaultType)
+  }
+  if (length !== undefined) {
+    changes.push('content-length', reply.getHeader('content-length'))
+    reply.header('content-length', String(length))
+  }
+  return merge
 }
 
 /**
@@ -64,7 +135,7 @@ function writeHead (raw: ServerResponse | Http2ServerResponse, status: number, h
     (raw as ServerResponse).writeHead(status, head as OutgoingHttpHeaders)
   } catch (err) {
     if (typeof undo === 'function') undo()
-    else if (undo !== undefined) undoMerge(undo)
+    else undo?.undo()
     forgetFailedHead(raw)
     throw err
   }
@@ -78,7 +149,7 @@ function writeHead (raw: ServerResponse | Http2ServerResponse, status: number, h
  */
 export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, plan: HeadPlan, undo: (() => void) | undefined): void {
   let head = plan.head
-  const merge = plan.merge === undefined ? undefined : mergeHeaders(head as Record<string, string | string[]>, plan.merge, plan.defaultType)
+  const merge = plan.merge === undefined ? undefined : mergeHeaders(head as Record<string, string | string[]>, plan.merge, plan.defaultType, undefined, false)
   const length = plan.length
   if (length !== undefined) {
     if (plan.nodeWritesLength) setContentLength(raw as ServerResponse, length)
@@ -126,7 +197,7 @@ function addHeader (record: Record<string, string | string[]>, name: string, val
 }
 
 /** Merges two Vary lists, each field once (case-insensitively), `*` absorbing the rest. */
-export function combineVary (first: string, second: string): string {
+function combineVary (first: string, second: string): string {
   const seen = new Set<string>()
   const fields: string[] = []
   for (const field of (first + ',' + second).split(',')) {

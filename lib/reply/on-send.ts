@@ -3,31 +3,17 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { hasReplyTrailers, replyHeaders, sendPastOnSend, type OnSendHook } from '../internals/fastify.js'
 import { isHttp2 } from '../internals/node.js'
 import type { StartedBody } from './complete-body.js'
-import { mergeHeaders, undoMerge } from './head.js'
 import { writeOwn } from './own-writer.js'
-import { http2Head, isAscii, type Plan } from './plan.js'
+import { http2Head, isAscii } from './plan.js'
 import type { SendReason } from './reasons.js'
 import { wentOut } from './went-out.js'
 
 /**
- * The way out `after onSend hooks`: a stored body prepared as reply.send
- * would prepare it, at less cost. The app's headers are merged into the
- * reply's own header record (so the hooks see and change them through
- * reply.header() and getHeader()), with reply.send's default type, the
- * status set with reply.code(), a text body as the string a Fastify
- * route's reply.send gives its hooks and bytes as a Buffer. Then the hooks,
- * and what they hand back written as Fastify would (writeOnSendPayload). A
- * hook's error takes the app's headers back off the record first, so the
- * error answer carries none of them.
+ * The route's onSend hooks, run by the plugin where it prepared the reply
+ * as reply.send would (send-writer.ts), and what they hand back written as
+ * Fastify writes it (its onSendEnd), by the plugin's own writer where it
+ * can (own-writer.ts), else by Fastify's past the hooks.
  */
-export function writeAfterOnSendHooks (reply: FastifyReply, plan: Plan, hooks: readonly OnSendHook[]): FastifyReply | Promise<FastifyReply> | undefined {
-  const merge = mergeHeaders(plan.head as Record<string, string | string[]>, plan.merge!, plan.defaultType, plan.length)
-  reply.code(plan.status)
-  const body = plan.body
-  const payload = body === null ? undefined : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  const restore = (): void => { undoMerge(merge) }
-  return afterOnSendHooks(hooks, reply, payload, restore, undefined, (final) => writeOnSendPayload(reply, final, restore))
-}
 
 /**
  * The route's onSend hooks, run by the plugin instead of reply.send, with
@@ -80,10 +66,9 @@ function runOnSendHooks (
 type Finished = 'fast' | 'reply.send' | Promise<unknown>
 
 /**
- * Runs the hooks, then `finish` with what they handed back, and logs the
- * way it took (`guard`: why the response was prepared as reply.send would,
- * for the log). When a hook
- * fails, `restore` runs and the error goes to Fastify's error handler.
+ * Runs the hooks on `payload`, then writes what they hand back
+ * (writeAfterHooks) and the debug line. When a hook fails, `restore` runs
+ * and the error goes to Fastify's error handler.
  * Synchronously when every hook answered synchronously (the usual case: the
  * @fastify/* plugins' hooks take a callback), with no promise and no
  * microtask: returns undefined when the response was written (the reply is
@@ -96,8 +81,10 @@ export function afterOnSendHooks (
   reply: FastifyReply,
   payload: unknown,
   restore: () => void,
-  guard: SendReason | undefined,
-  finish: (payload: unknown) => Finished
+  /** The app's live stream behind `payload`, if any (reply.send's way only). */
+  live: StartedBody | undefined,
+  /** Why the response was prepared as reply.send would (the plan's reason), for the log. */
+  guard: SendReason | undefined
 ): FastifyReply | Promise<FastifyReply> | undefined {
   /** Set when the hooks end before runOnSendHooks returns: what conclude gave, or threw. */
   let now: { finished: Finished } | { error: unknown } | undefined
@@ -106,7 +93,7 @@ export function afterOnSendHooks (
     // As in Fastify, the response is written where the last hook calls back.
     let finished: Finished
     try {
-      finished = conclude(reply, err, final, restore, guard, hooks.length, finish)
+      finished = conclude(reply, err, final, payload, live, restore, guard, hooks.length)
     } catch (error) {
       if (later === undefined) now = { error }
       else later.reject(error)
@@ -126,25 +113,26 @@ export function afterOnSendHooks (
 
 /**
  * The end of the hooks: on an error, `restore` and throw it (for Fastify's
- * error handler); else `finish` with the final payload, then the debug
- * line: the way it took, the guard that prepared it as reply.send would
- * (if any), how many hooks ran. The one place the lines of the hooks' ways
- * are written; a `finish` that throws logs nothing.
+ * error handler); else what they handed back written (writeAfterHooks),
+ * then the debug line: the way it took, the guard that prepared it as
+ * reply.send would (if any), how many hooks ran. The one place the lines
+ * of the hooks' ways are written; a write that throws logs nothing.
  */
 function conclude (
   reply: FastifyReply,
   err: unknown,
   final: unknown,
+  given: unknown,
+  live: StartedBody | undefined,
   restore: () => void,
   guard: SendReason | undefined,
-  hooks: number,
-  finish: (payload: unknown) => Finished
+  hooks: number
 ): Finished {
   if (err !== null && err !== undefined) {
     restore()
     throw err
   }
-  const finished = finish(final)
+  const finished = writeAfterHooks(reply, final, given, live, guard, restore)
   // The stream writer's line names no guard: the live stream did not go through reply.send's preparation.
   const own = typeof finished === 'string'
   wentOut(reply, own ? finished : 'stream', own ? guard : undefined, hooks)
@@ -225,18 +213,18 @@ function isStreamPayload (payload: unknown): boolean {
 }
 
 /**
- * After the hooks of the send writer's path (send-writer.ts): the app's live
- * stream, handed back untouched, goes out through the stream writer with
- * the reply's status and headers as the hooks left them (if Node rejects
- * that head, `restore` puts the reply's headers back, as after any payload);
- * anything else as writeOnSendPayload writes it.
+ * What the hooks handed back, written: the app's live stream, handed back
+ * untouched, goes out through the stream writer with the reply's status and
+ * headers as the hooks left them (if Node rejects that head, `restore` puts
+ * the reply's headers back, as after any payload); anything else as
+ * writeOnSendPayload writes it.
  */
-export function writeAfterHooksOnSend (
+function writeAfterHooks (
   reply: FastifyReply,
   final: unknown,
   given: unknown,
   live: StartedBody | undefined,
-  guard: SendReason,
+  guard: SendReason | undefined,
   restore: () => void
 ): Finished {
   if (live !== undefined && final === given && guard === 'onSend hooks on a stream' && !(given as ReadableStream).locked && !hasReplyTrailers(reply)) {

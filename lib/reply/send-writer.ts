@@ -1,33 +1,48 @@
 import { Buffer } from 'node:buffer'
 import { validateHeaderName, validateHeaderValue } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { onSendHooks, replyHeaders, setReplyHeaders, type OnSendHook } from '../internals/fastify.js'
+import type { OnSendHook } from '../internals/fastify.js'
 import { canChunk, isHttp2 } from '../internals/node.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import { readNext, type StartedBody } from './complete-body.js'
-import { afterOnSendHooks, writeAfterHooksOnSend } from './on-send.js'
+import { mergeHeaders, mergeThroughReply, type Merge } from './head.js'
+import { afterOnSendHooks } from './on-send.js'
+import { isCustomStatusText, isHttp2Forbidden, type Plan } from './plan.js'
 import { trackStream } from '../shutdown.js'
-import { combineVary } from './head.js'
-import { isCustomStatusText, isHttp2Forbidden } from './plan.js'
-import type { SendReason } from './reasons.js'
 
 /**
- * The way out `reply.send`: the app's Response through Fastify's own writer,
- * where every onSend hook, HTTP/2, trailers and Fastify's own framing apply.
- * Taken whenever a guard of the plan fails. Buffered bodies go out as a
- * Buffer, so Fastify sets their Content-Length (a string would also get a
- * charset appended to JSON types).
+ * The ways out through Fastify's semantics, `after onSend hooks` and
+ * `reply.send`. The reply is prepared as reply.send prepares it: the
+ * status, the app's headers merged over those Fastify hooks set (head.ts:
+ * the app wins, Set-Cookie and Vary combine), a default Content-Type, and
+ * the payload (a string, a Buffer, a stream, or nothing). Then reply.send
+ * writes it, or, where the route has onSend hooks the plugin can run, the
+ * plugin runs them and writes what they hand back (on-send.ts); an error
+ * a hook raises finds the app's headers taken back off the reply.
+ * - `after onSend hooks`: a stored body whose headers the plan checked; the
+ *   app's headers go straight into the reply's own record.
+ * - `reply.send`: every response a guard of the plan refused, with the
+ *   whole of Fastify's writer (HTTP/2, trailers, its framing). Its headers
+ *   are checked here, before any reaches the reply, and set through
+ *   reply.header(), so nothing here relies on Fastify's internals. Bodies
+ *   go out as a Buffer, so Fastify sets their Content-Length (a string
+ *   would get a charset appended to JSON types); with the app's
+ *   Transfer-Encoding or Trailer, as a stream.
  *
- * An error answer never carries the failed response's headers (its caching,
- * validators, encoding, cookies, length): a stream that has failed already
- * rejected before the plan, and one that fails before its first chunk takes
- * them back off the reply and the raw response before Fastify's error
- * handler writes the 500. After the first chunk, Fastify destroys the
- * connection.
+ * An error answer never carries the failed response's headers (its
+ * caching, validators, encoding, cookies, length): a stream that has failed
+ * already rejected before the plan, and one that fails before its first
+ * chunk takes them back off the reply and the raw response before
+ * Fastify's error handler writes the 500. After the first chunk, Fastify
+ * destroys the connection.
+ *
+ * Returns undefined when the plugin wrote the response (the reply is
+ * hijacked), the reply (a thenable that settles when Fastify's writer is
+ * done), a promise of it while onSend hooks are at work, or throws for
+ * Fastify's error handler.
  */
-export async function writeThroughReply (
-  /** The guard that sent the response here, for the debug log. */
-  guard: SendReason,
+export function writeThroughFastify (
+  plan: Plan,
   request: FastifyRequest,
   reply: FastifyReply,
   response: Response,
@@ -35,101 +50,59 @@ export async function writeThroughReply (
   parts: ResponseParts,
   /** A native live stream, its ready part read already. */
   started: StartedBody | undefined,
-  /** For a HEAD answer made from a GET response, the GET body's length (the plan's). */
-  headLength: number | undefined
-): Promise<FastifyReply> {
-  const status = response.status
-  const headers = response.headers
-  assertWritableHeaders(headers)
-  const http2 = isHttp2(request.raw)
-  // Transfer-Encoding or a Trailer announced by the app: no length may be
-  // added, so the body goes out as a stream, chunked (HTTP/1) or as data frames.
-  // An HTTP/1.0 client cannot take chunks, hence no trailers: Node would throw
-  // on the Trailer header, so it is dropped there.
-  let framed = headers.has('transfer-encoding') || headers.has('trailer')
-  const dropTrailer = !http2 && framed && !canChunk(reply.raw) && !headers.has('transfer-encoding')
-  if (dropTrailer) framed = false
-
-  const hooks = onSendHooks(reply)
+  hooks: readonly OnSendHook[] | null | undefined
+): FastifyReply | Promise<FastifyReply> | undefined {
+  const status = plan.status
+  const stored = isNullBodyStatus(status) ? null : parts.body
+  const withHooks = hooks !== null && hooks !== undefined
   let payload: string | Buffer | ReadableStream<Uint8Array> | undefined
-  /** The app's live stream, once read from, behind `payload`. */
+  let reason = ''
+  /** For `reply.send`: the app's headers as a list to set, and its live stream, once read from. */
+  let list: string[] | undefined
   let live: StartedBody | undefined
-  // What the reply held before the app's headers, to go back to if a stream fails before its first chunk.
-  let before: Record<string, unknown> | undefined
-  const stored = parts.body
-  if (started !== undefined) {
-    live = started
-    payload = streamOfStarted(started, () => takeBackHeaders(reply, headers, before))
-    trackStream(reply, started.reader) // ended by fastify.close()
-  } else if (stored !== null && !isNullBodyStatus(status)) {
-    // A stored body, without building a stream unless framing needs one.
-    // A kept Headers object has no default type: the one the fast writer adds.
-    if (typeof stored === 'string' && !reply.hasHeader('content-type')) reply.header('content-type', defaultTypeOf(stored))
-    if (typeof stored === 'string' && !framed && hooks !== null && hooks !== undefined) {
-      // For the hooks the plugin runs, a string, as a Fastify route's reply.send gives them.
-      payload = stored
-    } else {
-      const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
-      payload = framed ? streamOfBytes(bytes) : bytes
+  let defaultType = plan.defaultType
+  if (plan.way === 'reply.send') {
+    const headers = response.headers
+    const http2 = isHttp2(request.raw)
+    // Transfer-Encoding or a Trailer announced by the app: no length may be
+    // added, so the body goes out as a stream, chunked (HTTP/1) or as data
+    // frames. An HTTP/1.0 client cannot take chunks, hence no trailers: Node
+    // would throw on the Trailer header, so it is left out there.
+    let framed = headers.has('transfer-encoding') || headers.has('trailer')
+    const dropTrailer = !http2 && framed && !canChunk(reply.raw) && !headers.has('transfer-encoding')
+    if (dropTrailer) framed = false
+    list = writableHeaders(headers, http2, dropTrailer)
+    if (started !== undefined) {
+      live = started
+      payload = streamOfStarted(started, () => { takeBack(reply, merge) })
+      trackStream(reply, started.reader) // ended by fastify.close()
+    } else if (stored !== null) {
+      // A stored body, without building a stream unless framing needs one; a
+      // string only for the hooks the plugin runs, as a Fastify route's
+      // reply.send gives them.
+      if (typeof stored === 'string' && !framed && withHooks) payload = stored
+      else {
+        const bytes = typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
+        payload = framed ? streamOfBytes(bytes) : bytes
+      }
+      // A string's type as a Fastify route's reply.send sets it; before the
+      // hooks the plugin runs, a Buffer's too (reply.send gives it its
+      // default type before its hooks, and on its own without them).
+      if (typeof stored === 'string' || (withHooks && !framed)) defaultType = defaultTypeOf(stored)
     }
+    // A custom reason phrase (Response's statusText) is kept on HTTP/1; HTTP/2 has none.
+    const statusText = response.statusText
+    if (!http2 && isCustomStatusText(status, statusText)) reason = statusText
+  } else if (stored !== null) {
+    payload = typeof stored === 'string' ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
   }
 
-  if (live !== undefined) before = reply.getHeaders()
-  // With onSend hooks, run here: the reply's headers before the app's, to go back to if a hook fails.
-  const own = hooks === null || hooks === undefined ? undefined : { ...replyHeaders(reply) }
+  const merge = list === undefined
+    ? mergeHeaders(plan.head as Record<string, string | string[]>, plan.merge!, defaultType, plan.length, true)
+    : mergeThroughReply(reply, list, defaultType, plan.length, withHooks)
   reply.code(status)
-  copyHeadersToReply(reply, headers, http2)
-  if (dropTrailer) reply.removeHeader('trailer')
-  if (headLength !== undefined) reply.header('content-length', String(headLength))
-
-  // A custom reason phrase (Response's statusText) is kept on HTTP/1;
-  // HTTP/2 has none.
-  const statusText = response.statusText
-  const reason = !http2 && isCustomStatusText(status, statusText) ? statusText : ''
-  return send(reply, payload, reason, guard, hooks, own, live)
-}
-
-/**
- * The body failed before its first chunk, and reply.send has not written the
- * head: the app's headers come off the reply and off the raw response (where
- * Fastify's stream pump copied them), what Fastify hooks had set goes back,
- * and so does the standard reason phrase.
- */
-function takeBackHeaders (reply: FastifyReply, headers: Headers, before: Record<string, unknown> | undefined): void {
-  const raw = reply.raw
-  if (raw.headersSent) return
-  for (const name of headers.keys()) {
-    reply.removeHeader(name)
-    raw.removeHeader(name)
-    const previous = before?.[name]
-    if (previous !== undefined) reply.header(name, previous)
-  }
-  if (!isHttp2(raw)) (raw as { statusMessage?: string }).statusMessage = undefined
-}
-
-/**
- * reply.send, or with onSend hooks in scope, the hooks run here and the
- * payload they hand back written as Fastify would (on-send.ts): an error a
- * hook raises then finds the reply's headers as they were before the app's
- * response, and Fastify's error handler answers without them (the app's
- * stream, if any, is cancelled). Before its hooks, reply.send gives a Buffer
- * without a type Fastify's default one; the other payloads passed here (a
- * string, given its type above, a web stream, undefined) it hands over as
- * they are. A live stream that
- * only onSend hooks kept off the stream writer, and that they hand back
- * untouched, goes out through the stream writer after all.
- */
-function send (
-  reply: FastifyReply,
-  payload: string | Buffer | ReadableStream<Uint8Array> | undefined,
-  reason: string,
-  guard: SendReason,
-  hooks: readonly OnSendHook[] | null | undefined,
-  own: Record<string, string | string[]> | undefined,
-  live: StartedBody | undefined
-): FastifyReply | Promise<FastifyReply> {
   if (reason !== '') reply.raw.statusMessage = reason
-  if (hooks === null || hooks === undefined || own === undefined) {
+  if (!withHooks) {
     // way-out.ts wrote the debug line.
     try {
       return reply.send(payload)
@@ -138,15 +111,44 @@ function send (
       throw err
     }
   }
-  if (Buffer.isBuffer(payload) && !reply.hasHeader('content-type')) reply.header('content-type', defaultTypeOf(payload))
   const restore = (): void => {
     if (reason !== '') reply.raw.statusMessage = ''
-    setReplyHeaders(reply, own)
+    merge.undo()
     live?.reader.cancel().catch(() => {})
   }
-  const result = afterOnSendHooks(hooks, reply, payload, restore, guard, (final) => writeAfterHooksOnSend(reply, final, payload, live, guard, restore))
-  // Written by the plugin: the reply is hijacked, and the caller (an async function) returns it.
-  return result ?? reply
+  return afterOnSendHooks(hooks, reply, payload, restore, live, plan.reason)
+}
+
+/**
+ * For reply.send: the app's headers as a flat list of names and values,
+ * each checked before any of them reaches the reply, so a value that
+ * `Headers` accepts but Node rejects (`'a\x01b'`) fails here, with nothing
+ * half-written, and Fastify's error handler answers 500. Those HTTP/2
+ * forbids are left out there, and the Trailer where it cannot be sent.
+ */
+function writableHeaders (headers: Headers, http2: boolean, dropTrailer: boolean): string[] {
+  const list: string[] = []
+  for (const [name, value] of headers) {
+    validateHeaderName(name)
+    validateHeaderValue(name, value)
+    if (http2 && isHttp2Forbidden(name)) continue
+    if (dropTrailer && name === 'trailer') continue
+    list.push(name, value)
+  }
+  return list
+}
+
+/**
+ * The body failed before its first chunk, and reply.send has not written the
+ * head: the app's headers come off the reply and off the raw response (where
+ * Fastify's stream pump copied them), what Fastify hooks had set goes back,
+ * and so does the standard reason phrase.
+ */
+function takeBack (reply: FastifyReply, merge: Merge | undefined): void {
+  const raw = reply.raw
+  if (raw.headersSent) return
+  merge?.undo()
+  if (!isHttp2(raw)) (raw as { statusMessage?: string }).statusMessage = undefined
 }
 
 function streamOfBytes (bytes: Uint8Array): ReadableStream<Uint8Array> {
@@ -154,40 +156,10 @@ function streamOfBytes (bytes: Uint8Array): ReadableStream<Uint8Array> {
 }
 
 /**
- * For reply.send: checks every header the app set before any of them reaches
- * the reply, so a value that `Headers` accepts but Node rejects (`'a\x01b'`)
- * fails here, with nothing half-written, and Fastify's error handler answers 500.
- */
-function assertWritableHeaders (headers: Headers): void {
-  for (const [name, value] of headers) {
-    validateHeaderName(name)
-    validateHeaderValue(name, value)
-  }
-}
-
-/**
- * For reply.send: copies the app's headers onto the reply, over what hooks
- * and plugins set before: the app wins a conflict, except for Set-Cookie
- * (each cookie kept, Fastify's reply.header appends them) and Vary (the two
- * lists combined).
- */
-function copyHeadersToReply (reply: FastifyReply, headers: Headers, http2: boolean): void {
-  for (const [name, value] of headers) {
-    if (http2 && isHttp2Forbidden(name)) continue
-    if (name === 'vary') {
-      const existing = reply.getHeader('vary')
-      reply.header('vary', existing === undefined ? value : combineVary(String(existing), value))
-      continue
-    }
-    reply.header(name, value)
-  }
-}
-
-/**
  * A started body as a ReadableStream again, for reply.send. `failedBeforeFirstChunk`
  * runs if the body fails before it gave anything.
  */
-function streamOfStarted (body: StartedBody, failedBeforeFirstChunk?: () => void): ReadableStream<Uint8Array> {
+function streamOfStarted (body: StartedBody, failedBeforeFirstChunk: () => void): ReadableStream<Uint8Array> {
   let gave = false
   return new ReadableStream<Uint8Array>({
     async pull (controller) {
@@ -195,7 +167,7 @@ function streamOfStarted (body: StartedBody, failedBeforeFirstChunk?: () => void
       try {
         result = await readNext(body)
       } catch (err) {
-        if (!gave) failedBeforeFirstChunk?.()
+        if (!gave) failedBeforeFirstChunk()
         throw err
       }
       gave = true

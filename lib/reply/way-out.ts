@@ -5,10 +5,9 @@ import { isInjected } from '../internals/light-my-request.js'
 import { canChunk, isHttp2, nodeWritesLength, rawHasHeader, rawHeaderRecord } from '../internals/node.js'
 import { responseParts, type ResponseParts } from '../web/response.js'
 import { readNative, type NativeRead } from './complete-body.js'
-import { writeAfterOnSendHooks } from './on-send.js'
 import { writeOwn } from './own-writer.js'
 import { planReply, type ReplyFacts } from './plan.js'
-import { writeThroughReply } from './send-writer.js'
+import { writeThroughFastify } from './send-writer.js'
 import { wentOut } from './went-out.js'
 
 /**
@@ -60,10 +59,9 @@ function carryOut (
     case 'fast':
     case 'stream':
       return writeOwn(reply, plan, started)?.then(nothing)
-    case 'after onSend hooks':
-      return writeAfterOnSendHooks(reply, plan, hooks!)
     default:
-      return writeThroughReply(plan.reason!, request, reply, response, parts, started, plan.length)
+      // `after onSend hooks` and `reply.send`.
+      return writeThroughFastify(plan, request, reply, response, parts, started, hooks)
   }
 }
 
