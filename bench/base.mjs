@@ -12,6 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 /** The variant that serves the bench app with the base commit's plugin. */
 export const BASE_VARIANT = 'fastify-hono-base'
 
+/** The same under the production stack (stack.mjs): the way out after onSend hooks. */
+export const BASE_STACK_VARIANT = 'fastify-hono-base-stack'
+
 /** Where the base build's dist/ is, for the server processes. */
 const BASE_DIST_ENV = 'FASTIFY_HONO_BASE_DIST'
 
@@ -21,6 +24,32 @@ const BASE_DIST_ENV = 'FASTIFY_HONO_BASE_DIST'
  * middleware, a request body), not the load generator's or the socket's.
  */
 export const AB_CASES = ['text', 'json', 'param', 'middleware', 'mixed', 'echo']
+
+/** The production-stack cases compared the same way (the stack's onSend hooks keep them off the fast writer). */
+export const AB_STACK_CASES = ['text', 'json', 'param', 'mixed', 'echo']
+
+/**
+ * The A/B targets for a base build (`base`: buildBase's answer) on the cases
+ * `has(caseId)` accepts: fastify-hono now ÷ then, without and with the
+ * production stack. No bound.
+ */
+export function abTargets (base, has = () => true) {
+  const plain = AB_CASES.filter(has).map((caseId) => ({
+    id: `ab-${caseId}`,
+    group: 'a/b',
+    label: `${caseId}: fastify-hono now ÷ at ${base.short}`,
+    over: ['fastify-hono', caseId],
+    under: [BASE_VARIANT, caseId]
+  }))
+  const stack = AB_STACK_CASES.filter(has).map((caseId) => ({
+    id: `ab-stack-${caseId}`,
+    group: 'a/b',
+    label: `${caseId} under the stack: fastify-hono now ÷ at ${base.short}`,
+    over: ['fastify-hono-stack', caseId],
+    under: [BASE_STACK_VARIANT, caseId]
+  }))
+  return [...plain, ...stack]
+}
 
 function git (cwd, args) {
   const result = spawnSync('git', ['-C', cwd, ...args], { encoding: 'utf8' })
@@ -97,6 +126,6 @@ export async function loadBasePlugin () {
  * dist/internals/ or, in older layouts, at dist/; this checkout's otherwise).
  */
 export function tickObjectModule (variantId) {
-  const base = variantId === BASE_VARIANT ? baseDistFile(['internals/tick-object.js', 'tick-object.js']) : undefined
+  const base = variantId === BASE_VARIANT || variantId === BASE_STACK_VARIANT ? baseDistFile(['internals/tick-object.js', 'tick-object.js']) : undefined
   return base ?? new URL('../dist/internals/tick-object.js', import.meta.url).href
 }

@@ -23,7 +23,8 @@
 // event loop serves depends on timing, and with it the count.
 //
 // With --base=<commit>, the plugin as it was at that commit is counted too
-// (base.mjs), and each of AB_CASES gets a row: fastify-hono now ÷ then.
+// (base.mjs), and each A/B case gets a row, without and with the production
+// stack (abTargets): fastify-hono now ÷ then.
 //
 // It needs valgrind (Debian's package) and takes about half a minute per
 // cell. The figures are instructions, not time: a cache miss or a system
@@ -34,7 +35,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { AB_CASES, BASE_VARIANT, buildBase } from './base.mjs'
+import { abTargets, buildBase } from './base.mjs'
 import { cases } from './cases.mjs'
 import { startChild } from './proc.mjs'
 import { GROUPS, TARGETS } from './target-list.mjs'
@@ -76,13 +77,7 @@ for (const id of targetIds ?? []) if (!TARGETS.some((t) => t.id === id)) throw n
 const selected = TARGETS.filter((t) => groupIds.includes(t.group) && (targetIds === undefined || targetIds.includes(t.id)))
 const targets = base === undefined
   ? selected
-  : [...selected, ...AB_CASES.map((caseId) => ({
-      id: `ab-${caseId}`,
-      group: 'a/b',
-      label: `${caseId}: fastify-hono now ÷ at ${base.short}`,
-      over: ['fastify-hono', caseId],
-      under: [BASE_VARIANT, caseId]
-    }))]
+  : [...selected, ...abTargets(base)]
 // Each variant with the cases the selected targets measure on it.
 const casesByVariant = new Map()
 for (const target of targets) {

@@ -8,7 +8,7 @@
 // with, when not @hono/node-server (status and body must match; header
 // differences are listed).
 
-import { AB_CASES, BASE_VARIANT } from './base.mjs'
+import { AB_CASES, AB_STACK_CASES, BASE_STACK_VARIANT, BASE_VARIANT } from './base.mjs'
 import { HEADERS_CASES, STACK_CASES } from './cases.mjs'
 
 export const BASELINE = 'fastify'
@@ -38,6 +38,7 @@ export const variants = [
 export const referenceVariants = [
   { id: 'fastify-hono-bare', label: 'fastify-hono, bare fetch (no Hono)', module: './servers/fastify-hono-bare.mjs', cases: ['text', 'json'], sameAs: 'fastify-hono' },
   { id: BASE_VARIANT, label: 'fastify-hono at the base commit', module: './servers/fastify-hono-base.mjs', cases: AB_CASES, sameAs: 'fastify-hono' },
+  { id: BASE_STACK_VARIANT, label: 'fastify-hono at the base commit, stack', module: './servers/fastify-hono-base-stack.mjs', cases: AB_STACK_CASES, sameAs: 'fastify-hono-stack' },
   { id: 'fastify-headers', label: 'Fastify route, helmet + cors + rate-limit', module: './servers/fastify-headers.mjs', cases: HEADERS_CASES, baseline: 'fastify-headers' },
   { id: 'fastify-hono-headers', label: 'fastify-hono, helmet + cors + rate-limit', module: './servers/fastify-hono-headers.mjs', hono: true, cases: HEADERS_CASES, baseline: 'fastify-headers', checkedAgainst: 'fastify-headers' }
 ]

@@ -5,8 +5,9 @@ import { forgetFailedHead, setContentLength } from '../internals/node.js'
 import type { AppHeaders, HeadLines, HeadPlan } from './plan.js'
 
 /**
- * Writing the head: the one guarded writeHead of the plugin, and the merge
- * of the app's headers into Fastify's record that it may have to undo.
+ * The head: the merge of the app's headers over the reply's, for every way
+ * out, and the one guarded writeHead of the plugin, which may have to undo
+ * it.
  */
 
 /**

@@ -108,6 +108,7 @@ export function writeThroughFastify (
       return reply.send(payload)
     } catch (err) {
       reply.raw.statusMessage = ''
+      merge.undo()
       throw err
     }
   }
