@@ -5,22 +5,10 @@
 // the time the profile is read. The answer is the bytes allocated in that
 // span, by place (function, file and line) and by package.
 import { Session } from 'node:inspector/promises'
-import { tickObjectModule } from './base.mjs'
-import { loadVariant } from './variants.mjs'
+import { startVariant } from './variants.mjs'
 import { serveParent } from './proc.mjs'
 
-const variantId = process.argv[2]
-const { keepTickObjectAlive } = await import(tickObjectModule(variantId))
-keepTickObjectAlive()
-
-const createServer = await loadVariant(variantId)
-const server = await createServer()
-let requests = 0
-server.on('request', () => { requests++ })
-await new Promise((resolve, reject) => {
-  server.once('error', reject)
-  server.listen(0, '127.0.0.1', resolve)
-})
+const { server, served } = await startVariant(process.argv[2])
 
 const session = new Session()
 session.connect()
@@ -31,7 +19,7 @@ serveParent(async (message) => {
     case 'address':
       return { port: server.address().port }
     case 'start':
-      startedAt = requests
+      startedAt = served.requests
       await session.post('HeapProfiler.startSampling', {
         samplingInterval: message.interval,
         includeObjectsCollectedByMajorGC: true,
@@ -40,7 +28,7 @@ serveParent(async (message) => {
       return {}
     case 'stop': {
       const { profile } = await session.post('HeapProfiler.stopSampling')
-      return { requests: requests - startedAt, places: places(profile) }
+      return { requests: served.requests - startedAt, places: places(profile) }
     }
     default:
       throw new Error(`unknown message ${message.type}`)

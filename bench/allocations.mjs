@@ -1,7 +1,7 @@
 // Bytes allocated per request, by package and by place, for servers side by
 // side: `node bench/allocations.mjs [--variants=fastify-stack,fastify-hono-stack]
 // [--cases=text,json,param,mixed,echo] [--requests=20000] [--warmup=20000]
-// [--interval=8192] [--connections=10] [--top=12]`.
+// [--interval=8192] [--connections=10] [--top=12] [--package=fastify-hono]`.
 //
 // Garbage collection is paid per byte allocated, and it is missing from an
 // instruction count (instructions.mjs): this is where a difference in it
@@ -27,7 +27,8 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '20000' },
     interval: { type: 'string', default: '8192' },
     connections: { type: 'string', default: '10' },
-    top: { type: 'string', default: '12' }
+    top: { type: 'string', default: '12' },
+    package: { type: 'string' }
   }
 })
 const variantIds = args.variants.split(',')
@@ -102,6 +103,18 @@ for (const caseId of caseIds) {
     console.log('| --- | ---: |')
     for (const [place, diff] of diffs.slice(0, top)) console.log(`| \`${place}\` | ${diff > 0 ? '+' : ''}${Math.round(diff)} |`)
     console.log('')
+  }
+  // --package=<name>: each variant's places in that package, largest first.
+  if (args.package !== undefined) {
+    for (const id of variantIds) {
+      const inPackage = Object.entries(byVariant[id].places).filter(([place]) => packageOf(place) === args.package).sort((a, b) => b[1] - a[1])
+      if (inPackage.length === 0) continue
+      console.log(`${id}, the places in ${args.package} (bytes per request):\n`)
+      console.log('| place | bytes |')
+      console.log('| --- | ---: |')
+      for (const [place, bytes] of inPackage.slice(0, top)) console.log(`| \`${place}\` | ${Math.round(bytes)} |`)
+      console.log('')
+    }
   }
 }
 

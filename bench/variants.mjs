@@ -8,7 +8,7 @@
 // with, when not @hono/node-server (status and body must match; header
 // differences are listed).
 
-import { AB_CASES, AB_STACK_CASES, BASE_STACK_VARIANT, BASE_VARIANT } from './base.mjs'
+import { AB_CASES, AB_STACK_CASES, BASE_STACK_VARIANT, BASE_VARIANT, tickObjectModule } from './base.mjs'
 import { HEADERS_CASES, STACK_CASES } from './cases.mjs'
 
 export const BASELINE = 'fastify'
@@ -61,4 +61,29 @@ export function variantById (id) {
 export async function loadVariant (id) {
   const { createServer } = await import(new URL(variantById(id).module, import.meta.url))
   return createServer
+}
+
+/**
+ * A variant's server, in this process, listening on a free port of
+ * 127.0.0.1, with a count of the requests it has served
+ * (`served.requests`). Every variant gets what fastify-hono does for itself
+ * (lib/internals/tick-object.ts): on Node 20 and 22 any server process can
+ * fall into the process.nextTick cliff (about 5 µs per request) at its
+ * first requests, and a baseline that fell into it while fastify-hono did
+ * not would flatter every ratio. The base variants (targets.mjs --base=) use
+ * their own build's function, which their plugin calls too, so that each
+ * holds one tick object like the others.
+ */
+export async function startVariant (id) {
+  const { keepTickObjectAlive } = await import(tickObjectModule(id))
+  keepTickObjectAlive()
+  const createServer = await loadVariant(id)
+  const server = await createServer()
+  const served = { requests: 0 }
+  server.on('request', () => { served.requests++ })
+  await new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  return { server, served }
 }

@@ -41,7 +41,7 @@ function parts (over: Partial<ResponseParts> = {}): ResponseParts {
 function written (plan: Plan): unknown {
   if (plan.merge === undefined) return plan.head
   const record = { ...(plan.head as Record<string, string | string[]>) }
-  mergeHeaders(record, plan.merge, plan.defaultType, undefined, false)
+  mergeHeaders(record, plan.merge, plan.defaultType)
   return record
 }
 

@@ -32,7 +32,7 @@ export class Merge {
   constructor (record: Record<string, string | string[]> | undefined, reply: FastifyReply | undefined, whole: boolean) {
     this.record = record
     this.reply = reply
-    this.saved = !whole ? undefined : record !== undefined ? { ...record } : reply!.getHeaders()
+    this.saved = whole ? copyHeaders(record ?? reply!.getHeaders()) : undefined
   }
 
   /** Puts the headers back as they were before the merge (with `whole`, every header; else later changes to other names stay). */
@@ -73,6 +73,19 @@ function removeHeader (reply: FastifyReply, name: string): void {
   reply.raw.removeHeader(name)
 }
 
+/**
+ * A copy of a header record, its arrays (Set-Cookie) copied too: Fastify's
+ * reply.header() pushes a cookie into the array the record holds.
+ */
+function copyHeaders (record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...record }
+  for (const name in copy) {
+    const value = copy[name]
+    if (Array.isArray(value)) copy[name] = [...value]
+  }
+  return copy
+}
+
 /** What undoes a failed head: a merge to take back, or a function that puts the reply back. */
 type Undo = Merge | (() => void) | undefined
 
@@ -81,7 +94,7 @@ type Undo = Merge | (() => void) | undefined
  * combine), then `defaultType` and `length` where the record has none.
  * `whole`: onSend hooks run before the write (see Merge).
  */
-export function mergeHeaders (record: Record<string, string | string[]>, source: AppHeaders, defaultType: string | undefined, length: number | undefined, whole: boolean): Merge {
+export function mergeHeaders (record: Record<string, string | string[]>, source: AppHeaders, defaultType: string | undefined, length?: number, whole = false): Merge {
   const merge = new Merge(record, undefined, whole)
   const changes = whole ? undefined : merge.changes as Array<string | string[] | undefined>
   addHeaders(record, source, changes)
@@ -150,7 +163,7 @@ function writeHead (raw: ServerResponse | Http2ServerResponse, status: number, h
  */
 export function writePlannedHead (raw: ServerResponse | Http2ServerResponse, plan: HeadPlan, undo: (() => void) | undefined): void {
   let head = plan.head
-  const merge = plan.merge === undefined ? undefined : mergeHeaders(head as Record<string, string | string[]>, plan.merge, plan.defaultType, undefined, false)
+  const merge = plan.merge === undefined ? undefined : mergeHeaders(head as Record<string, string | string[]>, plan.merge, plan.defaultType)
   const length = plan.length
   if (length !== undefined) {
     if (plan.nodeWritesLength) setContentLength(raw as ServerResponse, length)
