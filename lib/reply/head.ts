@@ -183,7 +183,7 @@ function withLength (headers: HeadLines, length: number): HeadLines {
  * here) to a record; `changes`, when given, notes each name and the value it
  * replaced.
  */
-export function addHeaders (record: Record<string, string | string[]>, source: AppHeaders, changes: Array<string | string[] | undefined> | undefined): void {
+function addHeaders (record: Record<string, string | string[]>, source: AppHeaders, changes: Array<string | string[] | undefined> | undefined): void {
   if (Array.isArray(source)) {
     const list = source as readonly string[]
     for (let i = 0; i < list.length; i += 2) {
