@@ -130,7 +130,11 @@ try {
   const samples = new Map() // 'variant case' → µs per request, one per iteration
   for (let i = 0; i < iterations; i++) {
     for (const { caseId, variants } of groups) {
-      const order = variants.map((_, k) => variants[(k + i) % variants.length])
+      // A rotation alone keeps each variant right after the same neighbour:
+      // every other iteration runs it backwards, so that each pair is
+      // measured in both orders.
+      const rotated = variants.map((_, k) => variants[(k + (i >> 1)) % variants.length])
+      const order = i % 2 === 0 ? rotated : rotated.reverse()
       for (const variant of order) {
         const key = `${variant} ${caseId}`
         if (!samples.has(key)) samples.set(key, [])
