@@ -21,9 +21,12 @@ const { values: args } = parseArgs({
     window: { type: 'string', default: '0.5' },
     warmup: { type: 'string', default: '20000' },
     connections: { type: 'string', default: '10' },
-    base: { type: 'string' }
+    base: { type: 'string' },
+    'node-flags': { type: 'string' }
   }
 })
+// --node-flags="--no-allocation-site-pretenuring": flags for every server process.
+const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
 if (args.base !== undefined) buildBase(args.base)
 const variantIds = args.variant.split(',')
 const cores = pinningCores()
@@ -34,7 +37,7 @@ try {
   for (let p = 0; p < Number(args.processes); p++) {
     for (const id of variantIds) {
       const variant = variantById(id)
-      const server = startChild(here('./server.mjs'), [id], cores?.server)
+      const server = startChild(here('./server.mjs'), [id], cores?.server, nodeFlags)
       try {
         const { port } = await server.call({ type: 'address' })
         const caseIds = cases.filter((c) => serves(variant, c.id) && c.id !== 'sse' && c.id !== 'big').map((c) => c.id)

@@ -62,7 +62,21 @@ export async function measureCell (server, loader, caseId, settings) {
   const after = await server.call({ type: 'snapshot' })
   const cpuMicros = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
   const served = after.requests - before.requests
-  return { ...load, served, cpuPerRequest: served > 0 ? cpuMicros / served : NaN, rss: after.rss }
+  // The collections in the window, where the server counts them (server.mjs).
+  const gc = after.gc === undefined
+    ? undefined
+    : { scavenges: after.gc.scavenges - before.gc.scavenges, scavengeMs: after.gc.scavengeMs - before.gc.scavengeMs, majors: after.gc.majors - before.gc.majors, majorMs: after.gc.majorMs - before.gc.majorMs }
+  const perRequest = (micros) => served > 0 ? micros / served : NaN
+  return {
+    ...load,
+    served,
+    cpuPerRequest: perRequest(cpuMicros),
+    userPerRequest: perRequest(after.cpu.user - before.cpu.user),
+    systemPerRequest: perRequest(after.cpu.system - before.cpu.system),
+    rss: after.rss,
+    gc,
+    youngBytes: after.youngBytes
+  }
 }
 
 /** The initial warm-up: every case mixed, counted in requests (a cold server is 3–4× costlier). */

@@ -28,9 +28,12 @@ const { values: args } = parseArgs({
     cases: { type: 'string', default: 'param,middleware' },
     seconds: { type: 'string', default: '5' },
     frequency: { type: 'string', default: '2000' },
-    top: { type: 'string', default: '0' }
+    top: { type: 'string', default: '0' },
+    'node-flags': { type: 'string' }
   }
 })
+// --node-flags="--no-allocation-site-pretenuring": more flags for the server processes.
+const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
 const variants = args.variants.split(',').map(variantById)
 const cases = args.cases.split(',').map(caseById)
 const seconds = Number(args.seconds)
@@ -152,7 +155,7 @@ try {
 /** Every case on one server process of `variant`, one perf recording per case. */
 async function profileVariant (variant) {
   // --perf-basic-prof also turns on V8's log: keep it in the temporary folder, not the working directory.
-  const flags = ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, `${variant.id}-v8.log`)}`]
+  const flags = ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, `${variant.id}-v8.log`)}`, ...nodeFlags]
   const server = startChild(here('./server.mjs'), [variant.id], cores?.server, flags)
   const pid = server.child.pid // taskset execs node: the same process
   try {

@@ -38,7 +38,8 @@ const { values: args } = parseArgs({
     window: { type: 'string', default: '0.3' },
     connections: { type: 'string', default: '10' },
     groups: { type: 'string' },
-    base: { type: 'string' }
+    base: { type: 'string' },
+    'node-flags': { type: 'string' }
   }
 })
 const iterations = Number(args.iterations)
@@ -47,10 +48,20 @@ const connections = Number(args.connections)
 if (!Number.isInteger(iterations) || iterations < 3) throw new Error(`--iterations must be an integer of at least 3, not ${args.iterations}`)
 if (!(windowSeconds >= 0.1 && windowSeconds <= 5)) throw new Error(`--window must be 0.1 to 5 seconds, not ${args.window}`)
 if (args.base === '') throw new Error('--base needs a commit')
+// --node-flags="--no-flush-bytecode --trace-gc": V8 or Node flags for every
+// server process (not the load generator), to test what a process's state
+// does to the figures.
+const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
+for (const flag of nodeFlags) if (!flag.startsWith('--')) throw new Error(`--node-flags takes flags that start with --, not "${flag}"`)
 // --groups=stack,echo: only those targets (and only the servers they need).
 const groupIds = args.groups === undefined ? GROUPS : args.groups.split(',')
 for (const id of groupIds) if (!GROUPS.includes(id)) throw new Error(`Unknown group "${id}" (known: ${GROUPS.join(', ')})`)
 const selected = TARGETS.filter((t) => groupIds.includes(t.group))
+// The production stack's processes are where V8's pretenuring decisions
+// were seen to move a process's cost by up to a third (bench/README.md).
+if (groupIds.includes('stack') && !nodeFlags.includes('--no-allocation-site-pretenuring')) {
+  console.log('! the stack servers run with V8\'s allocation-site pretenuring on: a process\'s own state can move the stack rows by up to a third (see the state table below, and bench/README.md); --node-flags=--no-allocation-site-pretenuring takes it out')
+}
 
 // A/B: the plugin at the base commit, built before any server starts (and
 // its worktree removed when this process exits). One row per case, no bound.
@@ -76,7 +87,29 @@ function cellsByCase () {
 async function measure (server, load, caseId) {
   const cell = await measureCell(server, load, caseId, { connections, warmup: 0.1, duration: windowSeconds })
   if (cell.non2xx > 0 || cell.errors > 0) throw new Error(`${caseId}: ${cell.non2xx} non-2xx responses, ${cell.errors} errors`)
-  return cell.cpuPerRequest
+  return cell
+}
+
+/**
+ * What the server's heap and the load generator did in a variant's cells:
+ * requests per second served, the main thread's scavenge time per request,
+ * full collections per 10,000 requests. A process V8 put into a state that
+ * costs more (allocation sites it decided to pretenure fill the old
+ * generation: more expensive scavenges and a full collection every few
+ * thousand requests) shows here, where its CPU time alone cannot tell it
+ * from slower code.
+ */
+function stateOf (cells) {
+  const requests = cells.reduce((sum, cell) => sum + cell.served, 0)
+  const medianOf = (pick) => quantile(cells.map(pick).sort((a, b) => a - b), 0.5)
+  const rps = medianOf((cell) => cell.rps)
+  const user = medianOf((cell) => cell.userPerRequest)
+  const system = medianOf((cell) => cell.systemPerRequest)
+  if (cells.some((cell) => cell.gc === undefined)) return { rps, user, system }
+  const scavengeMs = cells.reduce((sum, cell) => sum + cell.gc.scavengeMs, 0)
+  const majors = cells.reduce((sum, cell) => sum + cell.gc.majors, 0)
+  const majorMs = cells.reduce((sum, cell) => sum + cell.gc.majorMs, 0)
+  return { rps, user, system, scavengeMicros: scavengeMs * 1000 / requests, majorsPer10k: majors * 10_000 / requests, majorMicros: majorMs * 1000 / requests }
 }
 
 function quantile (sorted, q) {
@@ -94,7 +127,7 @@ const servers = new Map()
 const load = startChild(here('./loader.mjs'), [], cores?.load)
 try {
   for (const id of variantIds) {
-    const handle = startChild(here('./server.mjs'), [id], cores?.server)
+    const handle = startChild(here('./server.mjs'), [id], cores?.server, nodeFlags)
     const { port } = await handle.call({ type: 'address' }, 30_000)
     servers.set(id, { ...handle, port })
   }
@@ -128,6 +161,7 @@ try {
     await load.call({ type: 'load', port: servers.get(id).port, caseIds, connections, amount: 20_000, maxSeconds: 8 })
   }
   const samples = new Map() // 'variant case' → µs per request, one per iteration
+  const cellsOf = new Map() // 'variant case' → the cells themselves (requests per second, collections)
   for (let i = 0; i < iterations; i++) {
     for (const { caseId, variants } of groups) {
       // A rotation alone keeps each variant right after the same neighbour:
@@ -138,7 +172,10 @@ try {
       for (const variant of order) {
         const key = `${variant} ${caseId}`
         if (!samples.has(key)) samples.set(key, [])
-        samples.get(key).push(await measure(servers.get(variant), load, caseId))
+        if (!cellsOf.has(key)) cellsOf.set(key, [])
+        const cell = await measure(servers.get(variant), load, caseId)
+        samples.get(key).push(cell.cpuPerRequest)
+        cellsOf.get(key).push(cell)
       }
     }
     if ((i + 1) % 5 === 0 || i + 1 === iterations) console.log(`iteration ${i + 1}/${iterations} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
@@ -154,17 +191,21 @@ try {
   })
   const cpu = Object.fromEntries([...samples].map(([key, values]) => [key, quantile([...values].sort((a, b) => a - b), 0.5)]))
 
-  const against = (base === undefined ? '' : `, A/B against ${base.short} (${args.base})`) + (args.groups === undefined ? '' : `, groups ${groupIds.join(', ')}`)
-  console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  const against = (base === undefined ? '' : `, A/B against ${base.short} (${args.base})`) + (args.groups === undefined ? '' : `, groups ${groupIds.join(', ')}`) + (nodeFlags.length === 0 ? '' : `, servers run with ${nodeFlags.join(' ')}`)
+  console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows, ${connections} connections${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
   console.log('\n| group | target | median (middle half) | bound | met |\n| --- | --- | ---: | ---: | --- |')
   for (const r of results) {
     const bound = r.max !== undefined ? `≤ ${r.max.toFixed(2)}×` : r.min !== undefined ? `≥ ${r.min.toFixed(2)}×` : '—'
     const met = r.met === undefined ? '—' : r.met ? 'yes' : 'no'
     console.log(`| ${r.group} | ${r.label} | ${r.median.toFixed(3)}× (${r.q1.toFixed(3)}–${r.q3.toFixed(3)}) | ${bound} | ${met} |`)
   }
-  console.log('\nCPU µs per request, median: ' + Object.entries(cpu).map(([key, value]) => `${key} ${value.toFixed(1)}`).join(' · '))
+  const states = Object.fromEntries([...cellsOf].map(([key, cells]) => [key, stateOf(cells)]))
+  console.log('\n| server, case | CPU µs per request (median) | user, system (medians) | requests/s (median) | scavenge µs per request | full collections per 10,000 requests | their µs per request |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+  for (const [key, state] of Object.entries(states)) {
+    console.log(`| ${key} | ${cpu[key].toFixed(1)} | ${state.user.toFixed(1)}, ${state.system.toFixed(1)} | ${state.rps.toFixed(0)} | ${state.scavengeMicros?.toFixed(2) ?? '—'} | ${state.majorsPer10k?.toFixed(1) ?? '—'} | ${state.majorMicros?.toFixed(2) ?? '—'} |`)
+  }
   const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, results, cpu, samples: Object.fromEntries(samples) }, null, 2))
+  writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, nodeFlags, results, cpu, states, samples: Object.fromEntries(samples) }, null, 2))
   console.log(`Wrote ${file}`)
 } finally {
   await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])
