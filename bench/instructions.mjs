@@ -30,13 +30,14 @@
 // cell. The figures are instructions, not time: a cache miss or a system
 // call costs more than its instructions say. Read them beside targets.mjs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { abTargets, buildBase } from './base.mjs'
 import { cases } from './cases.mjs'
+import { functionAt, readPerfMap } from './perf-map.mjs'
 import { startChild } from './proc.mjs'
 import { GROUPS, TARGETS } from './target-list.mjs'
 import { serves, variantById } from './variants.mjs'
@@ -132,54 +133,6 @@ function readDump (file) {
     else named.set(name, (named.get(name) ?? 0) + count)
   }
   return { total, byKind, js, named }
-}
-
-/**
- * Compiled JavaScript has no symbol, but V8 with --perf-basic-prof writes
- * every code object's address range and name to /tmp/perf-<pid>.map: each
- * address callgrind names goes to the function whose code holds it, and that
- * to its package (the path in the function's name), as profile.mjs does with
- * perf's samples.
- */
-function readPerfMap (pid) {
-  const ranges = []
-  let text
-  try {
-    text = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
-  } catch {
-    return ranges
-  }
-  // V8 reuses the addresses of code it has freed: a later line for the same
-  // start describes the code there now, and an earlier range that overlaps a
-  // later one is dropped.
-  const byStart = new Map()
-  for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line)
-    if (m !== null) byStart.set(parseInt(m[1], 16), { start: parseInt(m[1], 16), end: parseInt(m[1], 16) + parseInt(m[2], 16), name: m[3], order: byStart.size })
-  }
-  const sorted = [...byStart.values()].sort((a, b) => a.start - b.start)
-  for (let i = 0; i < sorted.length; i++) {
-    const next = sorted[i + 1]
-    if (next !== undefined && next.start < sorted[i].end) {
-      if (next.order > sorted[i].order) sorted[i].end = next.start
-      else next.start = sorted[i].end
-    }
-  }
-  for (const range of sorted) ranges.push(range)
-  return ranges.filter((r) => r.end > r.start)
-}
-
-/** The function whose code holds `address` (the ranges are sorted and no longer overlap). */
-function functionAt (ranges, address) {
-  let low = 0
-  let high = ranges.length - 1
-  while (low <= high) {
-    const mid = (low + high) >> 1
-    if (ranges[mid].end <= address) low = mid + 1
-    else if (ranges[mid].start > address) high = mid - 1
-    else return ranges[mid].name
-  }
-  return undefined
 }
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url))

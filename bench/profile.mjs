@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { caseById } from './cases.mjs'
+import { functionAt, readPerfMap } from './perf-map.mjs'
 import { pinningCores, startChild } from './proc.mjs'
 import { variantById } from './variants.mjs'
 
@@ -55,10 +56,11 @@ function samplesByOwner (file, pid) {
   const self = new Map()
   const js = new Map()
   const add = (map, key) => map.set(key, (map.get(key) ?? 0) + 1)
+  const ranges = readPerfMap(pid)
   for (const block of out.stdout.split('\n\n')) {
     const lines = block.trim().split('\n')
     if (lines.length < 2 || Number(lines[0].trim()) !== pid) continue
-    const frames = lines.slice(1).map((line) => line.trim().replace(/^[0-9a-f]+\s+/, ''))
+    const frames = lines.slice(1).map((line) => frameName(line.trim(), ranges))
     const owner = ownerOf(frames)
     add(counts, owner)
     if (top > 0) {
@@ -68,6 +70,17 @@ function samplesByOwner (file, pid) {
     }
   }
   return { counts, self, js }
+}
+
+/**
+ * A frame of `perf script` (`<address> <symbol> (<object>)`) by name: for
+ * JIT code, the newest entry of V8's perf map at that address, since perf
+ * itself may name it after older code that once lived there.
+ */
+function frameName (line, ranges) {
+  const m = /^([0-9a-f]+)\s+(.*)$/.exec(line)
+  if (m === null) return line
+  return functionAt(ranges, parseInt(m[1], 16)) ?? m[2]
 }
 
 /** A frame's name without the checkout's path and the JIT tier marks: `JS:*outgoingHeaders dist/reply/head.js:33:25`. */
