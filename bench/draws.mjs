@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { measureCell } from './http.mjs'
-import { pinningCores, startChild } from './proc.mjs'
+import { parseNodeFlags, pinningCores, startChild } from './proc.mjs'
 import { cases } from './cases.mjs'
 import { serves, variantById } from './variants.mjs'
 import { buildBase } from './base.mjs'
@@ -26,7 +26,7 @@ const { values: args } = parseArgs({
   }
 })
 // --node-flags="--no-allocation-site-pretenuring": flags for every server process.
-const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
+const nodeFlags = parseNodeFlags(args['node-flags'])
 if (args.base !== undefined) buildBase(args.base)
 const variantIds = args.variant.split(',')
 const cores = pinningCores()

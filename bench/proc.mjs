@@ -10,6 +10,16 @@ export function pinningCores () {
   return probe.status === 0 ? { server: 0, load: 1 } : null
 }
 
+/**
+ * The `--node-flags="--a --b"` option's value as a list of flags for the
+ * server processes; each must start with `--`.
+ */
+export function parseNodeFlags (value) {
+  const flags = value === undefined ? [] : value.split(' ').filter((flag) => flag !== '')
+  for (const flag of flags) if (!flag.startsWith('--')) throw new Error(`--node-flags takes flags that start with --, not "${flag}"`)
+  return flags
+}
+
 /** Starts `node ...nodeFlags script ...args`, pinned to `core` when it is a number. */
 export function startChild (script, args, core, nodeFlags = []) {
   const nodeArgs = [...nodeFlags, script, ...args]

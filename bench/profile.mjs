@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { caseById } from './cases.mjs'
 import { functionAt, readPerfMap } from './perf-map.mjs'
-import { pinningCores, startChild } from './proc.mjs'
+import { parseNodeFlags, pinningCores, startChild } from './proc.mjs'
 import { variantById } from './variants.mjs'
 
 const { values: args } = parseArgs({
@@ -34,7 +34,7 @@ const { values: args } = parseArgs({
   }
 })
 // --node-flags="--no-allocation-site-pretenuring": more flags for the server processes.
-const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
+const nodeFlags = parseNodeFlags(args['node-flags'])
 const variants = args.variants.split(',').map(variantById)
 const cases = args.cases.split(',').map(caseById)
 const seconds = Number(args.seconds)

@@ -28,7 +28,7 @@ import { abTargets, BASE_STACK_VARIANT, BASE_VARIANT, buildBase } from './base.m
 import { cases } from './cases.mjs'
 import { compare, isUsable, probe, probes } from './check.mjs'
 import { measureCell } from './http.mjs'
-import { pinningCores, startChild } from './proc.mjs'
+import { parseNodeFlags, pinningCores, startChild } from './proc.mjs'
 import { GROUPS, TARGETS } from './target-list.mjs'
 import { referenceVariants } from './variants.mjs'
 
@@ -51,8 +51,7 @@ if (args.base === '') throw new Error('--base needs a commit')
 // --node-flags="--no-flush-bytecode --trace-gc": V8 or Node flags for every
 // server process (not the load generator), to test what a process's state
 // does to the figures.
-const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
-for (const flag of nodeFlags) if (!flag.startsWith('--')) throw new Error(`--node-flags takes flags that start with --, not "${flag}"`)
+const nodeFlags = parseNodeFlags(args['node-flags'])
 // --groups=stack,echo: only those targets (and only the servers they need).
 const groupIds = args.groups === undefined ? GROUPS : args.groups.split(',')
 for (const id of groupIds) if (!GROUPS.includes(id)) throw new Error(`Unknown group "${id}" (known: ${GROUPS.join(', ')})`)

@@ -16,7 +16,7 @@ import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { measureCell } from './http.mjs'
-import { pinningCores, startChild } from './proc.mjs'
+import { parseNodeFlags, pinningCores, startChild } from './proc.mjs'
 
 const { values: args } = parseArgs({
   options: {
@@ -39,7 +39,7 @@ if (!Number.isInteger(count) || count < 2) throw new Error(`--count must be an i
 if (!Number.isInteger(iterations) || iterations < 3) throw new Error(`--iterations must be an integer of at least 3, not ${args.iterations}`)
 if (!(windowSeconds >= 0.1 && windowSeconds <= 5)) throw new Error(`--window must be 0.1 to 5 seconds, not ${args.window}`)
 if (!(idleSeconds >= 0 && idleSeconds <= 60)) throw new Error(`--idle must be 0 to 60 seconds, not ${args.idle}`)
-const nodeFlags = args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== '')
+const nodeFlags = parseNodeFlags(args['node-flags'])
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const quantile = (sorted, q) => {
