@@ -62,10 +62,8 @@ export async function measureCell (server, loader, caseId, settings) {
   const after = await server.call({ type: 'snapshot' })
   const cpuMicros = (after.cpu.user - before.cpu.user) + (after.cpu.system - before.cpu.system)
   const served = after.requests - before.requests
-  // The collections in the window, where the server counts them (server.mjs).
-  const gc = after.gc === undefined
-    ? undefined
-    : { scavenges: after.gc.scavenges - before.gc.scavenges, scavengeMs: after.gc.scavengeMs - before.gc.scavengeMs, majors: after.gc.majors - before.gc.majors, majorMs: after.gc.majorMs - before.gc.majorMs }
+  // The collections in the window (server.mjs counts them).
+  const gc = { scavenges: after.gc.scavenges - before.gc.scavenges, scavengeMs: after.gc.scavengeMs - before.gc.scavengeMs, majors: after.gc.majors - before.gc.majors, majorMs: after.gc.majorMs - before.gc.majorMs }
   const perRequest = (micros) => served > 0 ? micros / served : NaN
   return {
     ...load,
@@ -76,6 +74,40 @@ export async function measureCell (server, loader, caseId, settings) {
     rss: after.rss,
     gc,
     youngBytes: after.youngBytes
+  }
+}
+
+/** The value at quantile `q` (0 to 1) of `sorted`, ascending, interpolated between neighbours. */
+export function quantile (sorted, q) {
+  const at = (sorted.length - 1) * q
+  const low = Math.floor(at)
+  return sorted[low] + (sorted[Math.ceil(at)] - sorted[low]) * (at - low)
+}
+
+/**
+ * One server's cells (of one case) summed up: the medians of its CPU, user
+ * and system µs per request and of its requests per second, and its garbage
+ * collection over all of them per request. A process V8 put into a state
+ * that costs more (allocation sites it decided to pretenure fill the old
+ * generation: more expensive scavenges and a full collection every few
+ * thousand requests) shows in the last four, where its CPU time alone
+ * cannot tell it from slower code.
+ */
+export function summarizeCells (cells) {
+  const median = (pick) => quantile(cells.map(pick).sort((a, b) => a - b), 0.5)
+  const total = (pick) => cells.reduce((sum, cell) => sum + pick(cell), 0)
+  const requests = total((cell) => cell.served)
+  const majors = total((cell) => cell.gc.majors)
+  return {
+    cpu: median((cell) => cell.cpuPerRequest),
+    user: median((cell) => cell.userPerRequest),
+    system: median((cell) => cell.systemPerRequest),
+    rps: median((cell) => cell.rps),
+    scavengesPer1000: total((cell) => cell.gc.scavenges) * 1000 / requests,
+    scavengeMicros: total((cell) => cell.gc.scavengeMs) * 1000 / requests,
+    majors,
+    majorsPer10k: majors * 10_000 / requests,
+    majorMicros: total((cell) => cell.gc.majorMs) * 1000 / requests
   }
 }
 

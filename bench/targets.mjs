@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util'
 import { abTargets, BASE_STACK_VARIANT, BASE_VARIANT, buildBase } from './base.mjs'
 import { cases } from './cases.mjs'
 import { compare, isUsable, probe, probes } from './check.mjs'
-import { measureCell } from './http.mjs'
+import { measureCell, quantile, summarizeCells } from './http.mjs'
 import { parseNodeFlags, pinningCores, startChild } from './proc.mjs'
 import { GROUPS, TARGETS } from './target-list.mjs'
 import { referenceVariants } from './variants.mjs'
@@ -89,34 +89,6 @@ async function measure (server, load, caseId) {
   return cell
 }
 
-/**
- * What the server's heap and the load generator did in a variant's cells:
- * requests per second served, the main thread's scavenge time per request,
- * full collections per 10,000 requests. A process V8 put into a state that
- * costs more (allocation sites it decided to pretenure fill the old
- * generation: more expensive scavenges and a full collection every few
- * thousand requests) shows here, where its CPU time alone cannot tell it
- * from slower code.
- */
-function stateOf (cells) {
-  const requests = cells.reduce((sum, cell) => sum + cell.served, 0)
-  const medianOf = (pick) => quantile(cells.map(pick).sort((a, b) => a - b), 0.5)
-  const rps = medianOf((cell) => cell.rps)
-  const user = medianOf((cell) => cell.userPerRequest)
-  const system = medianOf((cell) => cell.systemPerRequest)
-  if (cells.some((cell) => cell.gc === undefined)) return { rps, user, system }
-  const scavengeMs = cells.reduce((sum, cell) => sum + cell.gc.scavengeMs, 0)
-  const majors = cells.reduce((sum, cell) => sum + cell.gc.majors, 0)
-  const majorMs = cells.reduce((sum, cell) => sum + cell.gc.majorMs, 0)
-  return { rps, user, system, scavengeMicros: scavengeMs * 1000 / requests, majorsPer10k: majors * 10_000 / requests, majorMicros: majorMs * 1000 / requests }
-}
-
-function quantile (sorted, q) {
-  const at = (sorted.length - 1) * q
-  const low = Math.floor(at)
-  return sorted[low] + (sorted[Math.ceil(at)] - sorted[low]) * (at - low)
-}
-
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const groups = cellsByCase()
 const variantIds = [...new Set(groups.flatMap((g) => g.variants))]
@@ -159,8 +131,7 @@ try {
     const caseIds = groups.filter((g) => g.variants.includes(id)).map((g) => g.caseId)
     await load.call({ type: 'load', port: servers.get(id).port, caseIds, connections, amount: 20_000, maxSeconds: 8 })
   }
-  const samples = new Map() // 'variant case' → µs per request, one per iteration
-  const cellsOf = new Map() // 'variant case' → the cells themselves (requests per second, collections)
+  const cellsOf = new Map() // 'variant case' → its cells, one per iteration
   for (let i = 0; i < iterations; i++) {
     for (const { caseId, variants } of groups) {
       // A rotation alone keeps each variant right after the same neighbour:
@@ -170,25 +141,22 @@ try {
       const order = i % 2 === 0 ? rotated : rotated.reverse()
       for (const variant of order) {
         const key = `${variant} ${caseId}`
-        if (!samples.has(key)) samples.set(key, [])
         if (!cellsOf.has(key)) cellsOf.set(key, [])
-        const cell = await measure(servers.get(variant), load, caseId)
-        samples.get(key).push(cell.cpuPerRequest)
-        cellsOf.get(key).push(cell)
+        cellsOf.get(key).push(await measure(servers.get(variant), load, caseId))
       }
     }
     if ((i + 1) % 5 === 0 || i + 1 === iterations) console.log(`iteration ${i + 1}/${iterations} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
   }
 
   const results = targets.map((target) => {
-    const over = samples.get(target.over.join(' '))
-    const under = samples.get(target.under.join(' '))
-    const ratios = over.map((value, i) => value / under[i]).sort((a, b) => a - b)
+    const over = cellsOf.get(target.over.join(' '))
+    const under = cellsOf.get(target.under.join(' '))
+    const ratios = over.map((cell, i) => cell.cpuPerRequest / under[i].cpuPerRequest).sort((a, b) => a - b)
     const median = quantile(ratios, 0.5)
     const met = target.max !== undefined ? median <= target.max : target.min !== undefined ? median >= target.min : undefined
     return { ...target, median, q1: quantile(ratios, 0.25), q3: quantile(ratios, 0.75), met }
   })
-  const cpu = Object.fromEntries([...samples].map(([key, values]) => [key, quantile([...values].sort((a, b) => a - b), 0.5)]))
+  const states = Object.fromEntries([...cellsOf].map(([key, cells]) => [key, summarizeCells(cells)]))
 
   const against = (base === undefined ? '' : `, A/B against ${base.short} (${args.base})`) + (args.groups === undefined ? '' : `, groups ${groupIds.join(', ')}`) + (nodeFlags.length === 0 ? '' : `, servers run with ${nodeFlags.join(' ')}`)
   console.log(`\nNode ${process.versions.node}, ${os.availableParallelism()} cores, ${iterations} iterations of ${windowSeconds} s windows, ${connections} connections${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
@@ -198,13 +166,12 @@ try {
     const met = r.met === undefined ? '—' : r.met ? 'yes' : 'no'
     console.log(`| ${r.group} | ${r.label} | ${r.median.toFixed(3)}× (${r.q1.toFixed(3)}–${r.q3.toFixed(3)}) | ${bound} | ${met} |`)
   }
-  const states = Object.fromEntries([...cellsOf].map(([key, cells]) => [key, stateOf(cells)]))
   console.log('\n| server, case | CPU µs per request (median) | user, system (medians) | requests/s (median) | scavenge µs per request | full collections per 10,000 requests | their µs per request |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const [key, state] of Object.entries(states)) {
-    console.log(`| ${key} | ${cpu[key].toFixed(1)} | ${state.user.toFixed(1)}, ${state.system.toFixed(1)} | ${state.rps.toFixed(0)} | ${state.scavengeMicros?.toFixed(2) ?? '—'} | ${state.majorsPer10k?.toFixed(1) ?? '—'} | ${state.majorMicros?.toFixed(2) ?? '—'} |`)
+    console.log(`| ${key} | ${state.cpu.toFixed(1)} | ${state.user.toFixed(1)}, ${state.system.toFixed(1)} | ${state.rps.toFixed(0)} | ${state.scavengeMicros.toFixed(2)} | ${state.majorsPer10k.toFixed(1)} | ${state.majorMicros.toFixed(2)} |`)
   }
   const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, nodeFlags, results, cpu, states, samples: Object.fromEntries(samples) }, null, 2))
+  writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, nodeFlags, results, states, samples: Object.fromEntries([...cellsOf].map(([key, cells]) => [key, cells.map((cell) => cell.cpuPerRequest)])) }, null, 2))
   console.log(`Wrote ${file}`)
 } finally {
   await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])

@@ -15,7 +15,7 @@
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { measureCell } from './http.mjs'
+import { measureCell, quantile, summarizeCells } from './http.mjs'
 import { parseNodeFlags, pinningCores, startChild } from './proc.mjs'
 
 const { values: args } = parseArgs({
@@ -42,11 +42,6 @@ if (!(idleSeconds >= 0 && idleSeconds <= 60)) throw new Error(`--idle must be 0 
 const nodeFlags = parseNodeFlags(args['node-flags'])
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
-const quantile = (sorted, q) => {
-  const at = (sorted.length - 1) * q
-  const low = Math.floor(at)
-  return sorted[low] + (sorted[Math.ceil(at)] - sorted[low]) * (at - low)
-}
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000))
 
 const cores = pinningCores()
@@ -81,14 +76,9 @@ try {
     const sorted = [...values].sort((a, b) => a - b)
     const half = Math.floor(values.length / 2)
     const medianOf = (list) => quantile([...list].sort((a, b) => a - b), 0.5)
-    const requests = server.cells.reduce((sum, cell) => sum + cell.served, 0)
-    const scavenges = server.cells.reduce((sum, cell) => sum + cell.gc.scavenges, 0)
-    const scavengeMs = server.cells.reduce((sum, cell) => sum + cell.gc.scavengeMs, 0)
-    const majors = server.cells.reduce((sum, cell) => sum + cell.gc.majors, 0)
-    const majorMs = server.cells.reduce((sum, cell) => sum + cell.gc.majorMs, 0)
-    const young = server.cells.at(-1).youngBytes
-    medians.push(quantile(sorted, 0.5))
-    console.log(`| ${n + 1} | ${quantile(sorted, 0.5).toFixed(1)} (${quantile(sorted, 0.25).toFixed(1)}–${quantile(sorted, 0.75).toFixed(1)}) | ${medianOf(values.slice(0, half)).toFixed(1)} → ${medianOf(values.slice(half)).toFixed(1)} | ${(scavenges / requests * 1000).toFixed(1)} | ${(scavengeMs * 1000 / requests).toFixed(2)} | ${majors} | ${(majorMs * 1000 / requests).toFixed(2)} | ${(young / 2 ** 20).toFixed(1)} MB |`)
+    const state = summarizeCells(server.cells)
+    medians.push(state.cpu)
+    console.log(`| ${n + 1} | ${state.cpu.toFixed(1)} (${quantile(sorted, 0.25).toFixed(1)}–${quantile(sorted, 0.75).toFixed(1)}) | ${medianOf(values.slice(0, half)).toFixed(1)} → ${medianOf(values.slice(half)).toFixed(1)} | ${state.scavengesPer1000.toFixed(1)} | ${state.scavengeMicros.toFixed(2)} | ${state.majors} | ${state.majorMicros.toFixed(2)} | ${(server.cells.at(-1).youngBytes / 2 ** 20).toFixed(1)} MB |`)
   })
   console.log(`\nslowest ÷ fastest process, medians: ${(Math.max(...medians) / Math.min(...medians)).toFixed(3)}×`)
 } finally {
