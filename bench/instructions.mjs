@@ -1,6 +1,6 @@
 // Instructions per request, counted by valgrind's callgrind:
 // `node bench/instructions.mjs [--groups=stack,echo] [--requests=3000]
-// [--warmup=8000] [--repeats=2] [--connections=1]`.
+// [--warmup=8000] [--repeats=2] [--connections=1] [--cache-sim]`.
 //
 // targets.mjs measures CPU time, which on a shared two-core machine moves
 // with everything else that runs there. An instruction count does not: the
@@ -28,7 +28,9 @@
 //
 // It needs valgrind (Debian's package) and takes about half a minute per
 // cell. The figures are instructions, not time: a cache miss or a system
-// call costs more than its instructions say. Read them beside targets.mjs.
+// call costs more than its instructions say. Read them beside targets.mjs,
+// or with --cache-sim, which adds simulated cache misses and mispredicted
+// branches and an estimate of cycles from them.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -52,7 +54,8 @@ const { values: args } = parseArgs({
     functions: { type: 'string', default: '0' },
     base: { type: 'string' },
     targets: { type: 'string' },
-    keep: { type: 'string' }
+    keep: { type: 'string' },
+    'cache-sim': { type: 'boolean', default: false }
   }
 })
 const requests = Number(args.requests)
@@ -60,6 +63,10 @@ const warmup = Number(args.warmup)
 const repeats = Number(args.repeats)
 const connections = Number(args.connections)
 const functions = Number(args.functions)
+// --cache-sim: callgrind also simulates the caches and the branch predictor
+// (about three times slower), and each cell gets its misses per request and
+// an estimate of its cycles (see EVENTS).
+const cacheSim = args['cache-sim']
 for (const [name, value, min] of [['functions', functions, 0], ['requests', requests, 100], ['warmup', warmup, 0], ['repeats', repeats, 1], ['connections', connections, 1]]) {
   if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`)
 }
@@ -114,25 +121,72 @@ function kindOf (name, object) {
   return 'v8 runtime'
 }
 
-/** The dump's instructions by kind, from callgrind_annotate's flat list of functions. */
+/**
+ * With --cache-sim, the events callgrind counts besides instructions (Ir):
+ * first-level instruction and data cache misses (I1mr, D1mr, D1mw), misses of
+ * the level below (ILmr, DLmr, DLmw) and mispredicted branches, conditional
+ * and indirect (Bcm, Bim). The caches simulated are this machine's per-core
+ * ones (`CACHES`: 32 KiB first-level caches, and the 1 MiB second level as
+ * callgrind's "last level", since a process that outgrows it pays for the
+ * shared third level). The cycle estimate counts a cycle per instruction and
+ * these cores' latencies for the rest: about 12 cycles for a first-level
+ * miss or a mispredicted branch, about 50 for a second-level miss. A model,
+ * not a measurement, but the same model for both sides of a ratio.
+ */
+const EVENTS = cacheSim ? ['Ir', 'I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw', 'Bcm', 'Bim'] : ['Ir']
+const CACHES = ['--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,8,64']
+function estimatedCycles (e) {
+  return e.Ir + 12 * (e.I1mr + e.D1mr + e.D1mw + e.Bcm + e.Bim) + 50 * (e.ILmr + e.DLmr + e.DLmw)
+}
+
+/**
+ * The dump's instructions by kind, from callgrind_annotate's flat list of
+ * functions, and with --cache-sim every event by kind (`eventsByKind`).
+ */
 function readDump (file) {
-  const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
-  const total = Number(/^([\d,]+) \S*\s*PROGRAM TOTALS/m.exec(text)?.[1].replaceAll(',', ''))
+  const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', `--show=${EVENTS.join(',')}`, file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const total = Number(/^([\d,]+) \S*\s*.*PROGRAM TOTALS/m.exec(text)?.[1].replaceAll(',', ''))
   const byKind = {}
+  const eventsByKind = {}
   const js = new Map() // address of compiled JavaScript → instructions
   const named = new Map() // any other function → instructions
+  // "  12,345 ( 1.23%)  678 ( 0.01%)  .  file:function [object]": one column per event, "." for none.
+  const column = /^\s*(?:([\d,]+)(?: \(\s*[\d.]+%\))?|\.)(?=\s)/
   for (const line of text.split('\n')) {
-    // "  12,345 ( 1.23%)  file:function [object]"
-    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+[^:]*:(.*?)(?: \[(.*)\])?$/.exec(line)
-    if (m === null) continue
-    const name = m[2].trim()
-    const kind = kindOf(name, m[3] ?? '')
-    const count = Number(m[1].replaceAll(',', ''))
+    let rest = line
+    const values = []
+    for (let i = 0; i < EVENTS.length; i++) {
+      const m = column.exec(rest)
+      if (m === null) break
+      values.push(m[1] === undefined ? 0 : Number(m[1].replaceAll(',', '')))
+      rest = rest.slice(m[0].length)
+    }
+    if (values.length < EVENTS.length) continue
+    const m = /^\s+[^:\s]*:(.*?)(?: \[(.*)\])?$/.exec(rest)
+    if (m === null || m[1].trim() === '' || /PROGRAM TOTALS/.test(rest)) continue
+    const name = m[1].trim()
+    const kind = kindOf(name, m[2] ?? '')
+    const count = values[0]
     byKind[kind] = (byKind[kind] ?? 0) + count
+    const events = (eventsByKind[kind] ??= Object.fromEntries(EVENTS.map((e) => [e, 0])))
+    for (let i = 0; i < EVENTS.length; i++) events[EVENTS[i]] += values[i]
     if (kind === 'js') js.set(parseInt(name, 16), count)
     else named.set(name, (named.get(name) ?? 0) + count)
   }
-  return { total, byKind, js, named }
+  return { total, byKind, eventsByKind, js, named }
+}
+
+/** Each event per request, over all kinds and without the compiler's. */
+function perRequestEvents (eventsByKind, served) {
+  const all = Object.fromEntries(EVENTS.map((e) => [e, 0]))
+  const steady = Object.fromEntries(EVENTS.map((e) => [e, 0]))
+  for (const [kind, events] of Object.entries(eventsByKind)) {
+    for (const e of EVENTS) {
+      all[e] += events[e] / served
+      if (kind !== 'compiler') steady[e] += events[e] / served
+    }
+  }
+  return { all, steady }
 }
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url))
@@ -164,6 +218,7 @@ async function countVariant (variantId, caseIds, load, repeat) {
   const out = join(work, `${variantId}.${repeat}`)
   const child = spawn('valgrind', [
     '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`,
+    ...(cacheSim ? ['--cache-sim=yes', '--branch-sim=yes', ...CACHES] : []),
     process.execPath, '--single-threaded', '--perf-basic-prof', here('./server.mjs'), variantId
   ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
   const pending = new Map()
@@ -206,7 +261,7 @@ async function countVariant (variantId, caseIds, load, repeat) {
       }
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variantId} ${caseId}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       const served = after.requests - before.requests
-      const { total, byKind, js, named } = readDump(join(work, file))
+      const { total, byKind, eventsByKind, js, named } = readDump(join(work, file))
       const ranges = readPerfMap(child.pid)
       const byPackage = {}
       for (const [address, n] of js) {
@@ -224,6 +279,7 @@ async function countVariant (variantId, caseIds, load, repeat) {
         perRequest: total / served,
         byKind: Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [kind, n / served])),
         jsByPackage: byPackage,
+        ...(cacheSim && { events: perRequestEvents(eventsByKind, served) }),
         ...(functions > 0 && { byFunction: Object.fromEntries([...named].map(([name, n]) => [name, n / served]).filter(([, n]) => n >= 1)) })
       })
     }
@@ -274,6 +330,24 @@ const results = targets.map((target) => {
   console.log(`| ${target.group} | ${target.label} | ${ratios.map((r) => `${r.toFixed(3)}×`).join(', ')} | ${steady.map((r) => `${r.toFixed(3)}×`).join(', ')} | ${bound} |`)
   return { ...target, ratios, steady }
 })
+if (cacheSim) {
+  // The same targets by the cycle estimate, and each cell's misses, without the compiler's share.
+  console.log('\nWith the caches and the branch predictor simulated, without the compiler (estimated cycles: Ir + 12 × first-level misses and mispredicted branches + 50 × second-level misses)')
+  console.log('\n| group | target | instructions, per repeat | estimated cycles, per repeat |\n| --- | --- | --- | --- |')
+  for (const target of results) {
+    const over = counts.get(target.over.join(' '))
+    const under = counts.get(target.under.join(' '))
+    const ir = over.map((o, i) => o.events.steady.Ir / under[i].events.steady.Ir)
+    const cycles = over.map((o, i) => estimatedCycles(o.events.steady) / estimatedCycles(under[i].events.steady))
+    console.log(`| ${target.group} | ${target.label} | ${ir.map((r) => `${r.toFixed(3)}×`).join(', ')} | ${cycles.map((r) => `${r.toFixed(3)}×`).join(', ')} |`)
+  }
+  console.log('\nPer request, first repeat, without the compiler: instructions, first-level misses (instructions; data read and written), second-level misses, mispredicted branches (conditional; indirect), estimated cycles\n')
+  console.log('| cell | Ir | I1 misses | D1 misses | L2 misses | Bc mispredicted | Bi mispredicted | estimated cycles |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+  for (const [key, values] of counts) {
+    const e = values[0].events.steady
+    console.log(`| ${key} | ${fmt(e.Ir)} | ${fmt(e.I1mr)} | ${fmt(e.D1mr + e.D1mw)} | ${fmt(e.ILmr + e.DLmr + e.DLmw)} | ${fmt(e.Bcm)} | ${fmt(e.Bim)} | ${fmt(estimatedCycles(e))} |`)
+  }
+}
 console.log(`\nInstructions per request, by kind (first repeat): ${kinds.join(' · ')}`)
 console.log(`\n| cell | total | ${kinds.join(' | ')} |\n| --- | ---: | ${kinds.map(() => '---:').join(' | ')} |`)
 for (const [key, values] of counts) {
@@ -298,5 +372,5 @@ if (functions > 0) {
   }
 }
 const file = here(`./results/instructions-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, results, counts: Object.fromEntries(counts) }, null, 2))
+writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, cacheSim, results, counts: Object.fromEntries(counts) }, null, 2))
 console.log(`Wrote ${file}`)
