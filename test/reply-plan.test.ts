@@ -192,10 +192,16 @@ test('204 and 304 carry no length and no body', async (t) => {
   }
 })
 
-test('after onSend hooks: the app\'s headers as a list, the default type only where neither side has one', async (t) => {
-  const plan = planReply(parts({ init: { 'X-A': '1' } }), 'stored', '', facts({ hooks: [hook] }))
-  t.same(plan.merge, ['x-a', '1'])
+test('after onSend hooks: the app\'s headers merged as they are, in lowercase, the default type only where neither side has one', async (t) => {
+  const init = { 'X-A': '1' }
+  const plan = planReply(parts({ init }), 'stored', '', facts({ hooks: [hook] }))
+  t.equal(plan.merge, init, 'the handler\'s record, not a copy of it')
+  const record: Record<string, string | string[]> = { 'x-hook': 'h' }
+  mergeHeaders(record, plan.merge!, plan.defaultType, undefined, true)
+  t.same(record, { 'x-hook': 'h', 'x-a': '1', 'content-type': 'text/plain; charset=UTF-8' }, 'merged under lowercase names')
   t.equal(plan.defaultType, 'text/plain; charset=UTF-8')
+  const refused = planReply(parts({ init: { 'X-A': 'a\x01b' } }), 'stored', '', facts({ hooks: [hook] }))
+  t.equal(refused.way, 'reply.send', 'a value Node rejects is refused before anything is merged')
   const typed = planReply(parts({ init: { 'X-A': '1' } }), 'stored', '', facts({ hooks: [hook], headers: { 'content-type': 'text/html' } }))
   t.equal(typed.defaultType, undefined, 'Fastify\'s record has one')
   const rawTyped = planReply(parts({ init: { 'X-A': '1' } }), 'stored', '', facts({ hooks: [hook], rawHeaders: true, rawContentType: true }))

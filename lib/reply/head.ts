@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { Http2ServerResponse } from 'node:http2'
 import type { FastifyReply } from 'fastify'
 import { forgetFailedHead, setContentLength } from '../internals/node.js'
+import { lowercaseName } from '../web/headers.js'
 import type { AppHeaders, HeadLines, HeadPlan } from './plan.js'
 
 /**
@@ -25,13 +26,15 @@ import type { AppHeaders, HeadLines, HeadPlan } from './plan.js'
 export class Merge {
   readonly record: Record<string, string | string[]> | undefined
   readonly reply: FastifyReply | undefined
-  readonly changes: Array<string | number | string[] | undefined> = []
+  /** Without `whole`: each name the merge set, then the value it had before (undefined for none). */
+  readonly changes: Array<string | number | string[] | undefined> | undefined
   /** With `whole`: every header the reply held before the merge. */
   saved: Readonly<Record<string, unknown>> | undefined
 
   constructor (record: Record<string, string | string[]> | undefined, reply: FastifyReply | undefined, whole: boolean) {
     this.record = record
     this.reply = reply
+    this.changes = whole ? undefined : []
     this.saved = whole ? copyHeaders(record ?? reply!.getHeaders()) : undefined
   }
 
@@ -49,6 +52,7 @@ export class Merge {
       }
       return
     }
+    if (changes === undefined) return
     for (let i = changes.length - 2; i >= 0; i -= 2) {
       const name = changes[i] as string
       const before = changes[i + 1]
@@ -96,7 +100,7 @@ type Undo = Merge | (() => void) | undefined
  */
 export function mergeHeaders (record: Record<string, string | string[]>, source: AppHeaders, defaultType: string | undefined, length?: number, whole = false): Merge {
   const merge = new Merge(record, undefined, whole)
-  const changes = whole ? undefined : merge.changes as Array<string | string[] | undefined>
+  const changes = merge.changes as Array<string | string[] | undefined> | undefined
   addHeaders(record, source, changes)
   if (defaultType !== undefined && record['content-type'] === undefined) {
     changes?.push('content-type', undefined)
@@ -124,15 +128,15 @@ export function mergeThroughReply (reply: FastifyReply, list: readonly string[],
     const value = list[i + 1]
     const existing = reply.getHeader(name)
     // Fastify's reply.header pushes a Set-Cookie into the array it holds: the value before is a copy.
-    changes.push(name, Array.isArray(existing) ? [...existing] : existing)
+    changes?.push(name, Array.isArray(existing) ? [...existing] : existing)
     reply.header(name, name === 'vary' && existing !== undefined ? combineVary(String(existing), value) : value)
   }
   if (defaultType !== undefined && !reply.hasHeader('content-type')) {
-    changes.push('content-type', undefined)
+    changes?.push('content-type', undefined)
     reply.header('content-type', defaultType)
   }
   if (length !== undefined) {
-    changes.push('content-length', reply.getHeader('content-length'))
+    changes?.push('content-length', reply.getHeader('content-length'))
     reply.header('content-length', String(length))
   }
   return merge
@@ -194,7 +198,7 @@ function addHeaders (record: Record<string, string | string[]>, source: AppHeade
   }
   const init = source as Readonly<Record<string, string>>
   for (const name in init) {
-    const lower = name.toLowerCase()
+    const lower = lowercaseName(name)
     const before = addHeader(record, lower, init[name])
     changes?.push(lower, before)
   }

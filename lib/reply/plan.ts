@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer'
 import { STATUS_CODES, validateHeaderValue, type OutgoingHttpHeaders } from 'node:http'
 import type { OnSendHook } from '../internals/fastify.js'
 import { nodeAcceptsHeaderName } from '../internals/node.js'
-import { headerList, isLightweightHeaders } from '../web/headers.js'
+import { headerList, isLightweightHeaders, lowercaseName } from '../web/headers.js'
 import { defaultTypeOf, isNullBodyStatus, type ResponseParts } from '../web/response.js'
 import type { StoredBody } from '../web/shared-body.js'
 import type { SendReason } from './reasons.js'
@@ -206,7 +206,7 @@ function planHead (parts: ResponseParts, facts: ReplyFacts, streaming: boolean):
     for (const name in init) {
       const value = init[name]
       if (typeof value !== 'string') return viaReply(parts, facts, 'header value that is not a string')
-      const lower = name.toLowerCase()
+      const lower = lowercaseName(name)
       if (lower === 'content-type') hasType = true
       else {
         const refused = refusedHeader(lower, value, streaming)
@@ -269,28 +269,31 @@ function planAfterHooks (parts: ResponseParts, facts: ReplyFacts): Plan {
   if (facts.rawFraming) return viaReply(parts, facts, 'framing header set on the raw response')
   if (!facts.ownHeaders) return viaReply(parts, facts, 'onSend hooks unreadable')
   const { init, headers, body, status } = parts
-  let list: readonly string[]
+  // The app's headers as they are, a list or the handler's record (merged as
+  // they are too: head.ts), each checked first.
+  let merge: AppHeaders = EMPTY_LIST
+  let hasType = false
   if (headers !== undefined) {
-    list = isLightweightHeaders(headers) ? headerList(headers) : [...headers].flat()
+    const list = isLightweightHeaders(headers) ? headerList(headers) : [...headers].flat()
+    for (let i = 0; i < list.length; i += 2) {
+      const refused = refusedHeader(list[i], list[i + 1], false) ?? invalidHeader(list[i], list[i + 1])
+      if (refused !== undefined) return viaReply(parts, facts, refused)
+      if (list[i] === 'content-type') hasType = true
+    }
+    merge = list
   } else if (init !== undefined && init !== null) {
-    const pairs: string[] = []
     for (const name in init) {
       const value = init[name]
       if (typeof value !== 'string') return viaReply(parts, facts, 'header value that is not a string')
-      pairs.push(name.toLowerCase(), value)
+      const lower = lowercaseName(name)
+      const refused = refusedHeader(lower, value, false) ?? invalidHeader(lower, value)
+      if (refused !== undefined) return viaReply(parts, facts, refused)
+      if (lower === 'content-type') hasType = true
     }
-    list = pairs
-  } else {
-    list = EMPTY_LIST
-  }
-  let hasType = false
-  for (let i = 0; i < list.length; i += 2) {
-    const refused = refusedHeader(list[i], list[i + 1], false) ?? invalidHeader(list[i], list[i + 1])
-    if (refused !== undefined) return viaReply(parts, facts, refused)
-    if (list[i] === 'content-type') hasType = true
+    merge = init
   }
   const sendsBody = body !== null && !isNullBodyStatus(status)
-  const plan: Plan = { way: 'after onSend hooks', reason: undefined, status, head: facts.headers, merge: list, defaultType: undefined, length: undefined, nodeWritesLength: false, body: sendsBody ? body : null }
+  const plan: Plan = { way: 'after onSend hooks', reason: undefined, status, head: facts.headers, merge, defaultType: undefined, length: undefined, nodeWritesLength: false, body: sendsBody ? body : null }
   if (sendsBody && !hasType && facts.headers['content-type'] === undefined && !facts.rawContentType) plan.defaultType = defaultTypeOf(body)
   else if (answersHead(parts, facts)) plan.length = parts.headLength
   return plan
@@ -365,7 +368,7 @@ function withoutHttp2Forbidden (source: AppHeaders): readonly string[] {
   } else {
     const record = source as Readonly<Record<string, string>>
     for (const name in record) {
-      const lower = name.toLowerCase()
+      const lower = lowercaseName(name)
       if (!isHttp2Forbidden(lower)) list.push(lower, record[name])
     }
   }
@@ -380,7 +383,7 @@ function withoutHttp2Forbidden (source: AppHeaders): readonly string[] {
 export function http2Head (head: HeadLines): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {}
   const add = (name: string, value: string | number | readonly string[] | undefined): void => {
-    const lower = name.toLowerCase()
+    const lower = lowercaseName(name)
     if (value === undefined || isHttp2Forbidden(lower)) return
     const existing = out[lower]
     out[lower] = existing === undefined ? value as string : ([] as string[]).concat(typeof existing === 'number' ? String(existing) : existing, value as string)

@@ -272,6 +272,24 @@ function checkName (method: string, name: unknown): string {
   return lower
 }
 
+/**
+ * A header name of a record (a handler's init, as Hono's c.json() gives
+ * `Content-Type`) in lowercase: the same string for a name seen before.
+ * A string made anew by toLowerCase() on every request is not one V8 has
+ * interned, so each use of it as a key of a header record costs a lookup in
+ * V8's string table; the string kept here costs that once. Bounded as
+ * checkedNames is.
+ */
+export function lowercaseName (name: string): string {
+  const known = lowercaseNames.get(name)
+  if (known !== undefined) return known
+  const lower = name.toLowerCase()
+  if (lowercaseNames.size < MAX_CHECKED_NAMES) lowercaseNames.set(name, lower)
+  return lower
+}
+
+const lowercaseNames = new Map<string, string>()
+
 /** A value that needs neither trimming nor a closer look: printable, space or tab inside, latin1. */
 const PLAIN_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/
 
