@@ -1,6 +1,7 @@
 // Instructions per request, counted by valgrind's callgrind:
 // `node bench/instructions.mjs [--groups=stack,echo] [--requests=3000]
-// [--warmup=8000] [--repeats=2] [--connections=1] [--cache-sim]`.
+// [--warmup=8000] [--repeats=2] [--connections=1] [--cache-sim]
+// [--node-flags="--no-allocation-site-pretenuring"]`.
 //
 // targets.mjs measures CPU time, which on a shared two-core machine moves
 // with everything else that runs there. An instruction count does not: the
@@ -40,7 +41,7 @@ import { parseArgs } from 'node:util'
 import { abTargets, buildBase } from './base.mjs'
 import { cases } from './cases.mjs'
 import { functionAt, readPerfMap } from './perf-map.mjs'
-import { startChild } from './proc.mjs'
+import { parseNodeFlags, startChild } from './proc.mjs'
 import { GROUPS, TARGETS } from './target-list.mjs'
 import { serves, variantById } from './variants.mjs'
 
@@ -55,7 +56,8 @@ const { values: args } = parseArgs({
     base: { type: 'string' },
     targets: { type: 'string' },
     keep: { type: 'string' },
-    'cache-sim': { type: 'boolean', default: false }
+    'cache-sim': { type: 'boolean', default: false },
+    'node-flags': { type: 'string' }
   }
 })
 const requests = Number(args.requests)
@@ -67,6 +69,8 @@ const functions = Number(args.functions)
 // (about three times slower), and each cell gets its misses per request and
 // an estimate of its cycles (see EVENTS).
 const cacheSim = args['cache-sim']
+// --node-flags="--no-allocation-site-pretenuring": V8 or Node flags for every server.
+const nodeFlags = parseNodeFlags(args['node-flags'])
 for (const [name, value, min] of [['functions', functions, 0], ['requests', requests, 100], ['warmup', warmup, 0], ['repeats', repeats, 1], ['connections', connections, 1]]) {
   if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}`)
 }
@@ -176,17 +180,19 @@ function readDump (file) {
   return { total, byKind, eventsByKind, js, named }
 }
 
-/** Each event per request, over all kinds and without the compiler's. */
+/** Each event per request: over all kinds, without the compiler's (steady), and without the garbage collector's either (code). */
 function perRequestEvents (eventsByKind, served) {
   const all = Object.fromEntries(EVENTS.map((e) => [e, 0]))
   const steady = Object.fromEntries(EVENTS.map((e) => [e, 0]))
+  const code = Object.fromEntries(EVENTS.map((e) => [e, 0]))
   for (const [kind, events] of Object.entries(eventsByKind)) {
     for (const e of EVENTS) {
       all[e] += events[e] / served
       if (kind !== 'compiler') steady[e] += events[e] / served
+      if (kind !== 'compiler' && kind !== 'gc') code[e] += events[e] / served
     }
   }
-  return { all, steady }
+  return { all, steady, code }
 }
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url))
@@ -219,7 +225,7 @@ async function countVariant (variantId, caseIds, load, repeat) {
   const child = spawn('valgrind', [
     '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}.%p`,
     ...(cacheSim ? ['--cache-sim=yes', '--branch-sim=yes', ...CACHES] : []),
-    process.execPath, '--single-threaded', '--perf-basic-prof', here('./server.mjs'), variantId
+    process.execPath, '--single-threaded', '--perf-basic-prof', ...nodeFlags, here('./server.mjs'), variantId
   ], { stdio: ['ignore', 'inherit', 'ignore', 'ipc'] })
   const pending = new Map()
   let nextId = 0
@@ -315,7 +321,7 @@ try {
 const kinds = KINDS.map(([kind]) => kind)
 const fmt = (n) => Math.round(n).toLocaleString('en')
 const against = base === undefined ? '' : `, A/B against ${base.short} (${args.base})`
-console.log(`\nNode ${process.versions.node}, ${requests} requests per cell after ${warmup} warm-up requests, ${connections} connection(s), ${repeats} repeat(s)${against}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
+console.log(`\nNode ${process.versions.node}, ${requests} requests per cell after ${warmup} warm-up requests, ${connections} connection(s), ${repeats} repeat(s)${against}${nodeFlags.length === 0 ? '' : `, servers run with ${nodeFlags.join(' ')}`}, ${((Date.now() - started) / 1000).toFixed(0)} s`)
 // What a server that has stopped compiling would execute: the optimizing
 // compiler's work still goes on after thousands of requests, in bursts that
 // fall in one window or another.
@@ -333,13 +339,13 @@ const results = targets.map((target) => {
 if (cacheSim) {
   // The same targets by the cycle estimate, and each cell's misses, without the compiler's share.
   console.log('\nWith the caches and the branch predictor simulated, without the compiler (estimated cycles: Ir + 12 × first-level misses and mispredicted branches + 50 × second-level misses)')
-  console.log('\n| group | target | instructions, per repeat | estimated cycles, per repeat |\n| --- | --- | --- | --- |')
+  console.log('\n| group | target | instructions, per repeat | estimated cycles, per repeat | without the garbage collector too: instructions | estimated cycles |\n| --- | --- | --- | --- | --- | --- |')
+  const ratios = (over, under, view, measure) => over.map((o, i) => `${(measure(o.events[view]) / measure(under[i].events[view])).toFixed(3)}×`).join(', ')
   for (const target of results) {
     const over = counts.get(target.over.join(' '))
     const under = counts.get(target.under.join(' '))
-    const ir = over.map((o, i) => o.events.steady.Ir / under[i].events.steady.Ir)
-    const cycles = over.map((o, i) => estimatedCycles(o.events.steady) / estimatedCycles(under[i].events.steady))
-    console.log(`| ${target.group} | ${target.label} | ${ir.map((r) => `${r.toFixed(3)}×`).join(', ')} | ${cycles.map((r) => `${r.toFixed(3)}×`).join(', ')} |`)
+    const ir = (e) => e.Ir
+    console.log(`| ${target.group} | ${target.label} | ${ratios(over, under, 'steady', ir)} | ${ratios(over, under, 'steady', estimatedCycles)} | ${ratios(over, under, 'code', ir)} | ${ratios(over, under, 'code', estimatedCycles)} |`)
   }
   console.log('\nPer request, first repeat, without the compiler: instructions, first-level misses (instructions; data read and written), second-level misses, mispredicted branches (conditional; indirect), estimated cycles\n')
   console.log('| cell | Ir | I1 misses | D1 misses | L2 misses | Bc mispredicted | Bi mispredicted | estimated cycles |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
@@ -372,5 +378,5 @@ if (functions > 0) {
   }
 }
 const file = here(`./results/instructions-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, cacheSim, results, counts: Object.fromEntries(counts) }, null, 2))
+writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, requests, warmup, repeats, connections, cacheSim, nodeFlags, results, counts: Object.fromEntries(counts) }, null, 2))
 console.log(`Wrote ${file}`)
