@@ -153,6 +153,7 @@ function readDump (file) {
   const byKind = {}
   const eventsByKind = {}
   const js = new Map() // address of compiled JavaScript → instructions
+  const jsEvents = new Map() // with --cache-sim: address of compiled JavaScript → its events, in EVENTS' order
   const named = new Map() // any other function → instructions
   // "  12,345 ( 1.23%)  678 ( 0.01%)  .  file:function [object]": one column per event, "." for none.
   const column = /^\s*(?:([\d,]+)(?: \(\s*[\d.]+%\))?|\.)(?=\s)/
@@ -174,10 +175,14 @@ function readDump (file) {
     byKind[kind] = (byKind[kind] ?? 0) + count
     const events = (eventsByKind[kind] ??= Object.fromEntries(EVENTS.map((e) => [e, 0])))
     for (let i = 0; i < EVENTS.length; i++) events[EVENTS[i]] += values[i]
-    if (kind === 'js') js.set(parseInt(name, 16), count)
-    else named.set(name, (named.get(name) ?? 0) + count)
+    if (kind === 'js') {
+      js.set(parseInt(name, 16), count)
+      if (cacheSim) jsEvents.set(parseInt(name, 16), values)
+    } else {
+      named.set(name, (named.get(name) ?? 0) + count)
+    }
   }
-  return { total, byKind, eventsByKind, js, named }
+  return { total, byKind, eventsByKind, js, jsEvents, named }
 }
 
 /** Each event per request: over all kinds, without the compiler's (steady), and without the garbage collector's either (code). */
@@ -267,13 +272,22 @@ async function countVariant (variantId, caseIds, load, repeat) {
       }
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${variantId} ${caseId}: ${result.non2xx} non-2xx responses, ${result.errors} errors`)
       const served = after.requests - before.requests
-      const { total, byKind, eventsByKind, js, named } = readDump(join(work, file))
+      const { total, byKind, eventsByKind, js, jsEvents, named } = readDump(join(work, file))
       const ranges = readPerfMap(child.pid)
       const byPackage = {}
+      // With --cache-sim: estimated cycles per request by where they were
+      // spent, compiled JavaScript by package and the rest by kind.
+      const cyclesByPlace = {}
+      for (const [kind, events] of Object.entries(eventsByKind)) if (kind !== 'js') cyclesByPlace[kind] = estimatedCycles(events) / served
       for (const [address, n] of js) {
         const name = functionAt(ranges, address)
         const pkg = packageOf(name)
         byPackage[pkg] = (byPackage[pkg] ?? 0) + n / served
+        if (cacheSim) {
+          const values = jsEvents.get(address)
+          const events = Object.fromEntries(EVENTS.map((e, i) => [e, values[i]]))
+          cyclesByPlace[`js: ${pkg}`] = (cyclesByPlace[`js: ${pkg}`] ?? 0) + estimatedCycles(events) / served
+        }
         // Compiled code's names carry V8's tier and the file; the same function may have several code objects.
         if (functions > 0) {
           let key = `js ${(name ?? 'unnamed').replace(/^(JS|LazyCompile):[*~^+]?/, '').replace(DIST, 'dist/')}`
@@ -285,7 +299,7 @@ async function countVariant (variantId, caseIds, load, repeat) {
         perRequest: total / served,
         byKind: Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [kind, n / served])),
         jsByPackage: byPackage,
-        ...(cacheSim && { events: perRequestEvents(eventsByKind, served) }),
+        ...(cacheSim && { events: perRequestEvents(eventsByKind, served), cyclesByPlace }),
         ...(functions > 0 && { byFunction: Object.fromEntries([...named].map(([name, n]) => [name, n / served]).filter(([, n]) => n >= 1)) })
       })
     }
@@ -346,6 +360,14 @@ if (cacheSim) {
     const under = counts.get(target.under.join(' '))
     const ir = (e) => e.Ir
     console.log(`| ${target.group} | ${target.label} | ${ratios(over, under, 'steady', ir)} | ${ratios(over, under, 'steady', estimatedCycles)} | ${ratios(over, under, 'code', ir)} | ${ratios(over, under, 'code', estimatedCycles)} |`)
+  }
+  // Where each target's difference in estimated cycles lies (first repeat).
+  for (const target of results) {
+    const over = counts.get(target.over.join(' '))[0]
+    const under = counts.get(target.under.join(' '))[0]
+    const places = [...new Set([...Object.keys(over.cyclesByPlace), ...Object.keys(under.cyclesByPlace)])].filter((p) => p !== 'compiler')
+    const rows = places.map((place) => [place, (over.cyclesByPlace[place] ?? 0) - (under.cyclesByPlace[place] ?? 0)]).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
+    console.log(`\n${target.label}: estimated cycles per request, ${target.over.join(' ')} − ${target.under.join(' ')}, by place (first repeat, without the compiler): ${rows.map(([place, d]) => `${place} ${d > 0 ? '+' : ''}${fmt(d)}`).join(', ')}`)
   }
   console.log('\nPer request, first repeat, without the compiler: instructions, first-level misses (instructions; data read and written), second-level misses, mispredicted branches (conditional; indirect), estimated cycles\n')
   console.log('| cell | Ir | I1 misses | D1 misses | L2 misses | Bc mispredicted | Bi mispredicted | estimated cycles |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
