@@ -19,6 +19,8 @@ function app (): Hono {
     return c.text('two cookies')
   })
   hono.get('/native', () => new Response('native body', { headers: { 'x-native': 'yes' } }))
+  // A handler's record with names in mixed case, merged under lowercase names.
+  hono.get('/record', () => new Response('record body', { headers: { 'X-Mixed-Case': 'm', 'Content-Type': 'text/plain; charset=utf-8' } }))
   hono.get('/stream', () => new Response(new ReadableStream({
     async pull (controller) {
       await new Promise((resolve) => setTimeout(resolve, 10))
@@ -58,7 +60,7 @@ function normalized (headers: Record<string, string | string[] | number | undefi
   return out
 }
 
-const paths = ['/text', '/json', '/bytes', '/cookies', '/native', '/stream', '/length', '/reason', '/empty']
+const paths = ['/text', '/json', '/bytes', '/cookies', '/native', '/record', '/stream', '/length', '/reason', '/empty']
 
 test('inject() shows the status line and headers the socket shows, on every way out', async (t) => {
   const fastify = await server()
@@ -75,6 +77,7 @@ test('inject() shows the status line and headers the socket shows, on every way 
         t.equal(injected.statusMessage, wire.reason, `${label}: reason phrase`)
         t.same(normalized(injected.headers), normalized(wire.headers), `${label}: headers`)
         if (method === 'GET') t.equal(injected.body, wire.body, `${label}: body`)
+        if (path === '/record') t.same(wire.headers['x-mixed-case'], ['m'], `${label}: the record's mixed-case name on the wire`)
       }
     }
   }
