@@ -9,8 +9,10 @@
  * `middleware` (cors() plus c.header() after next() against the same route
  * without middleware, and mixed traffic against @hono/node-server
  * standalone, whose bound is the +65% a draft upstream change to
- * @hono/node-server reported for itself). Rows without a bound are
- * references, printed for comparison.
+ * @hono/node-server reported for itself), `stack` (the production stack),
+ * `echo` (against @hono/node-server) and `floor` (a stack ratio split into
+ * Hono's share and the plugin's). Rows without a bound are references,
+ * printed for comparison.
  */
 export const TARGETS = [
   { id: 'text-vs-fastify', group: 'route', label: 'c.text(): fastify-hono ÷ Fastify route', over: ['fastify-hono', 'text'], under: ['fastify', 'text'], max: 1.05 },
@@ -42,8 +44,25 @@ export const TARGETS = [
   { id: 'headers-json', group: 'stack', label: 'reference: c.json() under helmet + cors + rate-limit only, fastify-hono ÷ Fastify route', over: ['fastify-hono-headers', 'json'], under: ['fastify-headers', 'json'] },
   { id: 'stack-node-server-text', group: 'stack', label: 'reference: c.text(), @hono/node-server + Hono middleware ÷ Fastify route under the stack', over: ['node-server-stack', 'text'], under: ['fastify-stack', 'text'] },
   { id: 'stack-node-server-json', group: 'stack', label: 'reference: c.json(), @hono/node-server + Hono middleware ÷ Fastify route under the stack', over: ['node-server-stack', 'json'], under: ['fastify-stack', 'json'] },
+  // The floor (servers/fastify-hono-floor-stack.mjs): the Fastify route that
+  // also runs the Hono app, with no bridge. Floor ÷ Fastify route is Hono's
+  // share of a stack ratio, fastify-hono ÷ floor the plugin's.
+  { id: 'floor-text', group: 'floor', label: 'reference: c.text() under the stack, the floor (Fastify route + Hono app.fetch) ÷ Fastify route', over: ['fastify-hono-floor-stack', 'text'], under: ['fastify-stack', 'text'] },
+  { id: 'above-floor-text', group: 'floor', label: 'reference: c.text() under the stack, fastify-hono ÷ the floor', over: ['fastify-hono-stack', 'text'], under: ['fastify-hono-floor-stack', 'text'] },
+  { id: 'floor-json', group: 'floor', label: 'reference: c.json() under the stack, the floor (Fastify route + Hono app.fetch) ÷ Fastify route', over: ['fastify-hono-floor-stack', 'json'], under: ['fastify-stack', 'json'] },
+  { id: 'above-floor-json', group: 'floor', label: 'reference: c.json() under the stack, fastify-hono ÷ the floor', over: ['fastify-hono-stack', 'json'], under: ['fastify-hono-floor-stack', 'json'] },
+  { id: 'floor-param', group: 'floor', label: 'reference: param route under the stack, the floor (Fastify route + Hono app.fetch) ÷ Fastify route', over: ['fastify-hono-floor-stack', 'param'], under: ['fastify-stack', 'param'] },
+  { id: 'above-floor-param', group: 'floor', label: 'reference: param route under the stack, fastify-hono ÷ the floor', over: ['fastify-hono-stack', 'param'], under: ['fastify-hono-floor-stack', 'param'] },
+  { id: 'floor-mixed', group: 'floor', label: 'reference: mixed traffic under the stack, the floor (Fastify route + Hono app.fetch) ÷ Fastify route', over: ['fastify-hono-floor-stack', 'mixed'], under: ['fastify-stack', 'mixed'] },
+  { id: 'above-floor-mixed', group: 'floor', label: 'reference: mixed traffic under the stack, fastify-hono ÷ the floor', over: ['fastify-hono-stack', 'mixed'], under: ['fastify-hono-floor-stack', 'mixed'] },
+  { id: 'globals-text', group: 'floor', label: 'reference: c.text() under the stack, Fastify route with fastify-hono\'s classes as globals ÷ without', over: ['fastify-stack-globals', 'text'], under: ['fastify-stack', 'text'] },
+  { id: 'globals-json', group: 'floor', label: 'reference: c.json() under the stack, Fastify route with fastify-hono\'s classes as globals ÷ without', over: ['fastify-stack-globals', 'json'], under: ['fastify-stack', 'json'] },
   // The one case where a peer was ahead: the POST JSON echo.
-  { id: 'echo-vs-node-server', group: 'echo', label: 'POST JSON echo: fastify-hono ÷ @hono/node-server', over: ['fastify-hono', 'echo'], under: ['node-server', 'echo'], max: 1.00 }
+  { id: 'echo-vs-node-server', group: 'echo', label: 'POST JSON echo: fastify-hono ÷ @hono/node-server', over: ['fastify-hono', 'echo'], under: ['node-server', 'echo'], max: 1.00 },
+  // No bound: what a Fastify route itself costs on the echo against
+  // @hono/node-server running the Hono app, and the mount against it.
+  { id: 'echo-fastify-vs-node-server', group: 'echo', label: 'reference: POST JSON echo, Fastify route ÷ @hono/node-server', over: ['fastify', 'echo'], under: ['node-server', 'echo'] },
+  { id: 'echo-vs-fastify', group: 'echo', label: 'reference: POST JSON echo, fastify-hono ÷ Fastify route', over: ['fastify-hono', 'echo'], under: ['fastify', 'echo'] }
 ]
 
 export const GROUPS = [...new Set(TARGETS.map((t) => t.group))]
