@@ -6,8 +6,12 @@ import {
   BIG_BODY, EIGHT_HEADERS, JSON_OBJECT, MIDDLEWARE_HEADER, PREFIX, RESOURCES, SSE_EVENTS, TEXT
 } from './payloads.mjs'
 
-/** The app with its routes at the root, as mounted under PREFIX by fastify-hono. */
-export function createApp () {
+/**
+ * The app with its routes at the root, as mounted under PREFIX by
+ * fastify-hono. `resources`: the resources with parameter routes (two each),
+ * all sixteen unless given (hono-alone.mjs --resources).
+ */
+export function createApp (resources = RESOURCES) {
   const app = new Hono()
   app.get('/text', (c) => c.text(TEXT))
   app.get('/json', (c) => c.json(JSON_OBJECT))
@@ -27,7 +31,7 @@ export function createApp () {
     await next()
     c.header(MIDDLEWARE_HEADER[0], MIDDLEWARE_HEADER[1])
   })
-  for (const resource of RESOURCES) {
+  for (const resource of resources) {
     app.get(`/api/${resource}/:id`, (c) => c.json({ resource, id: c.req.param('id') }))
     app.get(`/bare/${resource}/:id`, (c) => c.json({ resource, id: c.req.param('id') }))
   }

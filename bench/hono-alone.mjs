@@ -1,5 +1,6 @@
 // The benchmark app's own cost, with no server around it: `node
-// bench/hono-alone.mjs [--cases=param,middleware] [--rounds=9] [--native]`.
+// bench/hono-alone.mjs [--cases=param,middleware] [--rounds=9] [--native]
+// [--resources=16]`.
 // Calls app.fetch() in process with one prebuilt Request per case and waits
 // for each Response, with fastify-hono's lightweight Request, Response and
 // Headers installed as globals (as the plugin installs them; --native keeps
@@ -13,14 +14,15 @@ import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { createApp } from './app.mjs'
 import { caseById } from './cases.mjs'
-import { PREFIX } from './payloads.mjs'
+import { PREFIX, RESOURCES } from './payloads.mjs'
 
 const { values: args } = parseArgs({
   options: {
     cases: { type: 'string', default: 'param,middleware' },
     rounds: { type: 'string', default: '9' },
     requests: { type: 'string', default: '200000' },
-    native: { type: 'boolean', default: false }
+    native: { type: 'boolean', default: false },
+    resources: { type: 'string', default: String(RESOURCES.length) }
   }
 })
 const rounds = Number(args.rounds)
@@ -34,7 +36,11 @@ if (!args.native) {
   installLightweightGlobals()
 }
 
-const app = createApp()
+const resources = Number(args.resources)
+if (!Number.isInteger(resources) || resources < 1 || resources > RESOURCES.length) throw new Error(`--resources must be an integer from 1 to ${RESOURCES.length}, not ${args.resources}`)
+// Fewer resources, fewer parameter routes: what the app's size does to
+// Hono's router (RegExpRouter matches all of them with one expression).
+const app = createApp(RESOURCES.slice(0, resources))
 const cases = args.cases.split(',').map((id) => {
   const found = caseById(id)
   if (found.method !== 'GET' || found.mixed) throw new Error(`${id}: only single-path GET cases run here`)
@@ -59,7 +65,7 @@ const samples = cases.map(() => [])
 for (let round = 0; round < rounds; round++) {
   for (let i = 0; i < cases.length; i++) samples[i].push(await cpuPerRequest(cases[i].request))
 }
-console.log(`Node ${process.versions.node}, ${args.native ? 'native' : 'lightweight'} classes, ${rounds} rounds of ${requests} requests`)
+console.log(`Node ${process.versions.node}, ${args.native ? 'native' : 'lightweight'} classes, ${resources * 2} parameter routes, ${rounds} rounds of ${requests} requests`)
 for (let i = 0; i < cases.length; i++) {
   const differences = samples[i].map((value, round) => value - samples[0][round])
   const extra = i === 0 ? '' : `, ${median(differences) >= 0 ? '+' : ''}${median(differences).toFixed(2)} µs over ${cases[0].id}`
