@@ -10,8 +10,9 @@
  * without middleware, and mixed traffic against @hono/node-server
  * standalone, whose bound is the +65% a draft upstream change to
  * @hono/node-server reported for itself), `stack` (the production stack),
- * `echo` (against @hono/node-server) and `floor` (a stack ratio split into
- * Hono's share and the plugin's). Rows without a bound are references,
+ * `echo` (against @hono/node-server), `floor` (a stack ratio split into
+ * Hono's share and the plugin's) and `split` (an app's parameter routes as
+ * several small mounts). Rows without a bound are references,
  * printed for comparison.
  */
 export const TARGETS = [
@@ -57,6 +58,9 @@ export const TARGETS = [
   { id: 'above-floor-mixed', group: 'floor', label: 'reference: mixed traffic under the stack, fastify-hono ÷ the floor', over: ['fastify-hono-stack', 'mixed'], under: ['fastify-hono-floor-stack', 'mixed'] },
   { id: 'globals-text', group: 'floor', label: 'reference: c.text() under the stack, Fastify route with fastify-hono\'s classes as globals ÷ without', over: ['fastify-stack-globals', 'text'], under: ['fastify-stack', 'text'] },
   { id: 'globals-json', group: 'floor', label: 'reference: c.json() under the stack, Fastify route with fastify-hono\'s classes as globals ÷ without', over: ['fastify-stack-globals', 'json'], under: ['fastify-stack', 'json'] },
+  // No bound: the same parameter routes as one small mount per resource
+  // (servers/fastify-hono-stack-split.mjs) ÷ one mount of the whole app.
+  { id: 'split-param', group: 'split', label: 'reference: param route under the stack, one mount per resource ÷ one mount of the whole app', over: ['fastify-hono-stack-split', 'param'], under: ['fastify-hono-stack', 'param'] },
   // The one case where a peer was ahead: the POST JSON echo.
   { id: 'echo-vs-node-server', group: 'echo', label: 'POST JSON echo: fastify-hono ÷ @hono/node-server', over: ['fastify-hono', 'echo'], under: ['node-server', 'echo'], max: 1.00 },
   // No bound: what a Fastify route itself costs on the echo against

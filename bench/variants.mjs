@@ -41,6 +41,7 @@ export const referenceVariants = [
   { id: BASE_STACK_VARIANT, label: 'fastify-hono at the base commit, stack', module: './servers/fastify-hono-base-stack.mjs', cases: AB_STACK_CASES, sameAs: 'fastify-hono-stack' },
   { id: 'fastify-hono-floor-stack', label: 'Fastify route + Hono app.fetch, stack (the floor)', module: './servers/fastify-hono-floor-stack.mjs', hono: true, cases: ['text', 'json', 'param', 'mixed'], sameAs: 'fastify-stack', baseline: 'fastify-stack' },
   { id: 'fastify-stack-globals', label: 'Fastify route, stack, fastify-hono\'s classes as globals', module: './servers/fastify-stack-globals.mjs', cases: ['text', 'json', 'param', 'mixed'], sameAs: 'fastify-stack', baseline: 'fastify-stack' },
+  { id: 'fastify-hono-stack-split', label: 'fastify-hono, stack, one mount per resource', module: './servers/fastify-hono-stack-split.mjs', hono: true, cases: ['param'], sameAs: 'fastify-hono-stack', baseline: 'fastify-stack' },
   { id: 'fastify-headers', label: 'Fastify route, helmet + cors + rate-limit', module: './servers/fastify-headers.mjs', cases: HEADERS_CASES, baseline: 'fastify-headers' },
   { id: 'fastify-hono-headers', label: 'fastify-hono, helmet + cors + rate-limit', module: './servers/fastify-hono-headers.mjs', hono: true, cases: HEADERS_CASES, baseline: 'fastify-headers', checkedAgainst: 'fastify-headers' }
 ]
