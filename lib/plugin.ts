@@ -4,7 +4,7 @@ import { mountHandler, type MountHandler } from './handler.js'
 import { misuseGuard } from './misuse.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { documentMount } from './openapi.js'
-import { endOpenStreams } from './shutdown.js'
+import { beginClose, shutdownOf, waitForBackground } from './shutdown.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import type { DrainBounds } from './request/body.js'
 import { closeIfTooLarge, closesOnParserError, passBodiesThrough } from './request/parser.js'
@@ -24,7 +24,7 @@ import { mountWebSockets } from './ws/routing.js'
  * throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, routeName, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, routeName, closeTimeout, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
@@ -36,14 +36,16 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   listRoutes(fastify, resolved.app, stripPrefix ? fastify.prefix : '')
   passBodiesThrough(fastify)
 
-  // On close, the streams the mounts are writing end (lib/shutdown.ts).
-  fastify.addHook('preClose', (done) => { endOpenStreams(fastify.server); done() })
+  // fastify.close(): event streams end, other streams and waitUntil work get until closeTimeout (shutdown.ts).
+  const shutdown = shutdownOf(fastify.server, closeTimeout)
+  fastify.addHook('preClose', (done) => { beginClose(shutdown); done() })
+  fastify.addHook('onClose', () => waitForBackground(shutdown, fastify.log))
 
   // WebSockets: upgrades under the prefix routed through Fastify to the app.
   const accept = websocket === undefined ? undefined : mountWebSockets(fastify, websocket)
 
   // c.env.reply.send(), hijack() or code() in the app: a warning that says what to do (misuse.ts).
-  const handler = mountHandler({ fastify, app, notFound, mount, drain, trackRoute, accept, misused: misuseGuard() })
+  const handler = mountHandler({ fastify, app, notFound, mount, drain, trackRoute, accept, shutdown, misused: misuseGuard() })
 
   const route: MountRoute & { [kMountHandler]?: MountHandler } = {
     // HEAD is among the methods registered: Fastify's automatic HEAD route
