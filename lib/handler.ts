@@ -4,7 +4,8 @@ import type { FastifyHonoBindings, FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { wasUnmatched } from './app-view.js'
 import { isHttp2 } from './internals/node.js'
-import { closeConnectionIfClosing } from './shutdown.js'
+import { MountExecutionContext } from './execution-context.js'
+import { closeConnectionIfClosing, type ServerShutdown } from './shutdown.js'
 import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
 import { appErrorToFastify } from './request/body-errors.js'
@@ -30,6 +31,8 @@ interface MountContext {
   readonly misused: (request: FastifyRequest, reply: FastifyReply, response: Response) => boolean
   /** Set on a mount with WebSockets. */
   readonly accept: AcceptOptions | undefined
+  /** The server's close state: what `c.executionCtx.waitUntil()` hands its promises to. */
+  readonly shutdown: ServerShutdown
 }
 
 export type MountHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply | undefined
@@ -51,7 +54,7 @@ export function mountHandler (context: MountContext): MountHandler {
     let result: unknown
     context.trackRoute(request, reply)
     try {
-      result = context.app.fetch(appRequest, env)
+      result = context.app.fetch(appRequest, env, new MountExecutionContext(context.shutdown, request.log))
     } catch (err) {
       // A synchronous throw reaches Fastify's error handler like a rejection.
       body?.afterApp(reply)
@@ -85,7 +88,7 @@ async function handleUpgrade (context: MountContext, request: FastifyRequest, re
   const env: FastifyHonoBindings = { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
   const state = accept !== undefined && upgrade !== undefined ? offerWebSocket(env) : undefined
   context.trackRoute(request, reply)
-  const response = await context.app.fetch(appRequest, env)
+  const response = await context.app.fetch(appRequest, env, new MountExecutionContext(context.shutdown, request.log))
   const appResponse = validResponse(response)
   if (state?.requested === true && appResponse.status === 200) {
     acceptUpgrade(request, reply, state, upgrade!, appResponse, accept!)

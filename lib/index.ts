@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type {
-  FastifyHonoBindings as Bindings, FastifyHonoEnv as Env, FastifyHonoHttp1Bindings as Http1Bindings,
+  FastifyHonoBindings as Bindings, FastifyHonoEnv as Env, FastifyHonoExecutionContext as ExecutionContext, FastifyHonoHttp1Bindings as Http1Bindings,
   FastifyHonoHttp2Bindings as Http2Bindings, FastifyHonoHttpVersion as HttpVersion,
   FastifyHonoUpgradeBindings as UpgradeBindings, FastifyHonoUpgradeEnv as UpgradeEnv, FetchApp as App
 } from './bindings.js'
@@ -40,6 +40,7 @@ declare namespace fastifyHono {
   export type FastifyHonoBindings = Bindings
   export type FastifyHonoEnv<Version extends HttpVersion = HttpVersion> = Env<Version>
   export type FastifyHonoHttpVersion = HttpVersion
+  export type FastifyHonoExecutionContext = ExecutionContext
   export type FastifyHonoHttp1Bindings = Http1Bindings
   export type FastifyHonoHttp2Bindings = Http2Bindings
   export type FastifyHonoUpgradeBindings = UpgradeBindings
