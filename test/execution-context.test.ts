@@ -105,7 +105,7 @@ test('waitUntil() takes anything (a value, a thenable) as Workers does; passThro
       waitUntil: typeof ctx.waitUntil,
       passThroughOnException: typeof ctx.passThroughOnException,
       props: ctx.props,
-      sameProps: ctx.props === ctx.props,
+      sameProps: Object.is(ctx.props, c.executionCtx.props),
       keys: Object.keys(ctx)
     })
   })

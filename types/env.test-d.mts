@@ -81,7 +81,7 @@ app.get('/after', (c) => {
 const mountContext = {} as FastifyHonoExecutionContext
 const asHono: ExecutionContext = mountContext
 const props: Record<string, unknown> = mountContext.props
-void [asHono, props]
+export const contextTypes = [asHono, props]
 await Fastify().register(fastifyHono, {
   app: { fetch: (_request: Request, _env: unknown, ctx: FastifyHonoExecutionContext) => { ctx.waitUntil(Promise.resolve()); return new Response('ok') } },
   closeTimeout: 10_000
