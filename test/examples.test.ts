@@ -267,6 +267,34 @@ t.test('websocket: an onRequest hook refuses a client without a token; members o
   await Promise.all([a, b].map((ws) => new Promise((resolve) => ws.once('close', resolve))))
 })
 
+t.test('deployment: events resume after Last-Event-ID; waitUntil() work runs after the response and close() waits for it; the event stream ends at close', async (t) => {
+  const { build, createLog } = await load<ExampleModule & { createLog: (options: { since: number, interval: number }) => unknown }>('deployment')
+  const audit: Array<{ order: number, requestId: string }> = []
+  const server = await build({ log: createLog({ since: Date.now() - 2000, interval: 100 }), audit } as { logger?: unknown })
+  const base = await listen(t, server)
+
+  const resumed = await get(`${base}/v2/events`, { headers: { 'last-event-id': '3' } })
+  t.match(resumed.headers.get('content-type'), /^text\/event-stream/)
+  const ids: string[] = []
+  await readEvents(resumed.body!, (event) => { ids.push(event.id ?? ''); return ids.length < 3 })
+  t.same(ids, ['4', '5', '6'], 'the stream starts after the Last-Event-ID, with no gap')
+
+  const order = await get(`${base}/v2/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ item: 'tea' }) })
+  t.equal(order.status, 201)
+  t.same(await order.json(), { id: 1, item: 'tea' })
+  t.same(audit, [], 'answered before the audit write')
+
+  const live = await get(`${base}/v2/events`)
+  const seen: string[] = []
+  const reading = readEvents(live.body!, (event) => { seen.push(event.id ?? '') })
+  await waitFor(() => seen.length > 0, 'a first event')
+  await server.close()
+  t.same((await reading).ended, true, 'the event stream ended cleanly at close')
+  t.equal(audit.length, 1, 'close() waited for the audit write')
+  t.equal(audit[0]?.order, 1)
+  t.match(audit[0]?.requestId, /\S/, 'with the request id')
+})
+
 t.test('each example runs with `node examples/<name>.mjs` and serves', async (t) => {
   const probes: Record<string, string> = {
     server: '/v2/users/42', // the example behind `npm start`
@@ -275,7 +303,8 @@ t.test('each example runs with `node examples/<name>.mjs` and serves', async (t)
     auth: '/health',
     rpc: '/api/todos',
     sse: '/events/clock?count=1&interval=10',
-    websocket: '/chat/health'
+    websocket: '/chat/health',
+    deployment: '/v2/health'
   }
   for (const [name, path] of Object.entries(probes)) {
     await t.test(name, { skip: needs[name] ?? false }, async (t) => {
