@@ -5,6 +5,7 @@ import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { wasUnmatched } from './app-view.js'
 import { isHttp2 } from './internals/node.js'
 import { MountExecutionContext } from './execution-context.js'
+import { TrackedBindings, type BindingsUse } from './migration/bindings-use.js'
 import { closeConnectionIfClosing, type ServerShutdown } from './shutdown.js'
 import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
@@ -33,6 +34,8 @@ interface MountContext {
   readonly accept: AcceptOptions | undefined
   /** The server's close state: what `c.executionCtx.waitUntil()` hands its promises to. */
   readonly shutdown: ServerShutdown
+  /** With the migration option: `c.env` notes which bindings each Hono route reads (migration/bindings-use.ts). */
+  readonly bindingsUse: BindingsUse | undefined
 }
 
 export type MountHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply | undefined
@@ -50,7 +53,9 @@ export function mountHandler (context: MountContext): MountHandler {
     // Lightweight requests only while the global Request is ours: the app may
     // pass c.req.raw to `new Request()`, which must accept it.
     const appRequest = bridgeRequest(request, reply, context.mount, body, lightweightGlobalsInstalled())
-    const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify: context.fastify }
+    const env: FastifyHonoBindings = context.bindingsUse === undefined
+      ? { incoming: request.raw, outgoing: reply.raw, request, reply, fastify: context.fastify }
+      : new TrackedBindings(request, reply, context.fastify, reply.raw, context.bindingsUse) as FastifyHonoBindings
     let result: unknown
     context.trackRoute(request, reply)
     try {
@@ -85,7 +90,9 @@ async function handleUpgrade (context: MountContext, request: FastifyRequest, re
   const { accept } = context
   const upgrade = upgradeOf(request.raw)
   const appRequest = bridgeRequest(request, reply, context.mount, null, lightweightGlobalsInstalled())
-  const env: FastifyHonoBindings = { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
+  const env: FastifyHonoBindings = context.bindingsUse === undefined
+    ? { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
+    : new TrackedBindings(request, reply, context.fastify, undefined, context.bindingsUse) as FastifyHonoBindings
   const state = accept !== undefined && upgrade !== undefined ? offerWebSocket(env) : undefined
   context.trackRoute(request, reply)
   const response = await context.app.fetch(appRequest, env, new MountExecutionContext(context.shutdown, request.log))

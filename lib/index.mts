@@ -5,5 +5,5 @@ export default fastifyHono
 export { fastifyHono }
 export type {
   FastifyHonoBindings, FastifyHonoEnv, FastifyHonoExecutionContext, FastifyHonoHttp1Bindings, FastifyHonoHttp2Bindings, FastifyHonoHttpVersion,
-  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, HonoRouteInfo, OpenAPIDocument, OpenAPITarget
+  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, HonoMigrationRoute, HonoRouteInfo, MigrationOption, MigrationRouteOption, MirrorOption, OpenAPIDocument, OpenAPITarget
 } from './index.js'

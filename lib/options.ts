@@ -1,6 +1,7 @@
 import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './internals/hono.js'
+import type { MigrationOption } from './migration/options.js'
 import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
 import { DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/types.js'
 
@@ -63,6 +64,15 @@ export interface FastifyHonoOptions {
    * manager or close-with-grace gives. See docs/deployment.md.
    */
   closeTimeout?: number
+  /**
+   * Moving routes with proof: per route (`'GET /v2/users/:id'`, as clients
+   * see it), mirror a sample of the Fastify route's requests through the
+   * app's twin and compare the answers, or send a share of them to the twin
+   * instead (`fastify.setHonoShare()` changes it at runtime). With the
+   * option, `fastify.honoMigration()` also lists the Hono routes that read
+   * `c.env.request`, `c.env.reply` or `c.env.fastify`. See docs/migration.md.
+   */
+  migration?: MigrationOption
 }
 
 /**
@@ -70,7 +80,7 @@ export interface FastifyHonoOptions {
  * `register`, other than Fastify's own register options, is refused.
  */
 export const OPTION_NAMES = Object.freeze([
-  'app', 'stripPrefix', 'notFound', 'bodyLimit', 'overrideGlobalObjects', 'drainTimeout', 'drainLimit', 'openapi', 'websocket', 'routeName', 'closeTimeout'
+  'app', 'stripPrefix', 'notFound', 'bodyLimit', 'overrideGlobalObjects', 'drainTimeout', 'drainLimit', 'openapi', 'websocket', 'routeName', 'closeTimeout', 'migration'
 ] as const)
 
 // Every key of FastifyHonoOptions must be in OPTION_NAMES: a compile error otherwise.
@@ -100,6 +110,8 @@ interface ResolvedOptions {
   websocket: { server: WebSocketServerLike, maxBufferedAmount: number, closeTimeout: number } | undefined
   routeName: boolean
   closeTimeout: number
+  /** Checked where the prefix is known (migration/options.ts). */
+  migration: MigrationOption | undefined
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -111,7 +123,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   const {
     app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
     drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket, routeName = false,
-    closeTimeout = DEFAULT_CLOSE_TIMEOUT
+    closeTimeout = DEFAULT_CLOSE_TIMEOUT, migration
   } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
@@ -147,7 +159,7 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
     throw new FST_ERR_HONO_INVALID_OPTION('closeTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(closeTimeout)}`)
   }
   checkOpenAPIOption(openapi, app)
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket, closeTimeout), routeName, closeTimeout }
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket, closeTimeout), routeName, closeTimeout, migration }
 }
 
 /**
