@@ -295,6 +295,41 @@ t.test('deployment: events resume after Last-Event-ID; waitUntil() work runs aft
   t.match(audit[0]?.requestId, /\S/, 'with the request id')
 })
 
+t.test('migration: the mirror reports the one field the rewrite changed; the share moves, at runtime, keeping each user on one side', async (t) => {
+  const { build } = await load('migration')
+  const server = await build()
+  const base = await listen(t, server)
+  for (const id of ['1', '2', '1']) {
+    const res = await get(`${base}/users/${id}`)
+    t.match(await res.json(), { id, joined: /^\d{4}-\d\d-\d\d$/ }, 'the client gets Fastify\'s answer')
+  }
+  const mirror = async (): Promise<{ compared: number, mismatched: number, lastMismatch: string[] }> => {
+    const routes = await (await get(`${base}/migration`)).json() as Array<{ method: string, url: string, mirror?: { compared: number, mismatched: number, lastMismatch: string[] } }>
+    return routes.find((route) => route.method === 'GET' && route.url === '/users/:id')!.mirror!
+  }
+  let seen = await mirror()
+  for (let i = 0; i < 50 && seen.compared < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    seen = await mirror()
+  }
+  t.match(seen, { compared: 3, mismatched: 3, lastMismatch: ['/joined'] }, 'only /joined differs (/servedAt is ignored)')
+
+  const order = async (user: string): Promise<string> => (await (await get(`${base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': user }, body: '{"item":"tea"}' })).json() as { by: string }).by
+  const share = await (await get(`${base}/migration/share`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"percent":100}' })).json()
+  t.match(share, { state: 'both', share: { percent: 100, sticky: 'header x-user' } })
+  t.equal(await order('ada'), 'hono', 'share 100: the rewrite')
+  await get(`${base}/migration/share`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"percent":50}' })
+  const sides = new Map<string, Set<string>>()
+  for (let round = 0; round < 3; round++) {
+    for (let user = 0; user < 20; user++) {
+      const set = sides.get(`u${user}`) ?? new Set<string>()
+      set.add(await order(`u${user}`))
+      sides.set(`u${user}`, set)
+    }
+  }
+  t.ok([...sides.values()].every((set) => set.size === 1), 'each user stays on one side')
+})
+
 t.test('each example runs with `node examples/<name>.mjs` and serves', async (t) => {
   const probes: Record<string, string> = {
     server: '/v2/users/42', // the example behind `npm start`
@@ -304,7 +339,8 @@ t.test('each example runs with `node examples/<name>.mjs` and serves', async (t)
     rpc: '/api/todos',
     sse: '/events/clock?count=1&interval=10',
     websocket: '/chat/health',
-    deployment: '/v2/health'
+    deployment: '/v2/health',
+    migration: '/health'
   }
   for (const [name, path] of Object.entries(probes)) {
     await t.test(name, { skip: needs[name] ?? false }, async (t) => {
