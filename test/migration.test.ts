@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono, { type MigrationOption } from 'fastify-hono'
 import { listen } from './helpers/net'
+import { lacks } from './helpers/optional'
 
 interface Lines { lines: Array<Record<string, unknown>>, logger: { level: string, stream: Writable } }
 
@@ -297,7 +298,7 @@ test('registration mistakes name the migration option', async (t) => {
   await t.rejects(none.ready(), { message: /no Fastify route answers it/ })
 })
 
-test('fastify-metrics: the migration\'s figures on its /metrics, with no request values in the labels', async (t) => {
+test('fastify-metrics: the migration\'s figures on its /metrics, with no request values in the labels', { skip: lacks('fastify-metrics') }, async (t) => {
   const { default: metricsPlugin } = await import('fastify-metrics')
   const fastify = Fastify()
   await fastify.register(metricsPlugin, { endpoint: '/metrics', defaultMetrics: { enabled: false }, routeMetrics: { enabled: false } })
@@ -313,4 +314,32 @@ test('fastify-metrics: the migration\'s figures on its /metrics, with no request
   t.match(text, /fastify_hono_share_percent\{method="GET",route="\/api\/users\/:id"\} 0/)
   t.match(text, /fastify_hono_split_requests_total\{method="GET",route="\/api\/users\/:id",side="fastify"\} 1/)
   t.notMatch(text, /secret-id-42|admin/, 'no request values')
+})
+
+test('OpenTelemetry: with an SDK\'s meter provider registered, the same figures are observable instruments', { skip: lacks('@opentelemetry/sdk-metrics') || lacks('@opentelemetry/api') }, async (t) => {
+  const { MeterProvider, InMemoryMetricExporter, PeriodicExportingMetricReader, AggregationTemporality } = await import('@opentelemetry/sdk-metrics')
+  const { metrics } = await import('@opentelemetry/api')
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 })
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
+  t.teardown(async () => { await reader.shutdown(); metrics.disable() })
+  const { fastify, base } = await server({ routes: { 'GET /api/users/:id': { mirror: true }, 'POST /api/orders': { share: 100 } } })
+  t.teardown(() => fastify.close())
+  await fetch(`${base}/api/users/7`)
+  await fetch(`${base}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"item":"tea"}' })
+  await until(() => fastify.honoMigration().find((entry) => entry.url === '/api/users/:id')!.mirror!.compared === 1, 'compared')
+  await reader.forceFlush()
+  const points = new Map<string, number>()
+  for (const resource of exporter.getMetrics()) {
+    for (const scope of resource.scopeMetrics) {
+      if (scope.scope.name !== 'fastify-hono') continue
+      for (const metric of scope.metrics) {
+        for (const point of metric.dataPoints) points.set(`${metric.descriptor.name} ${JSON.stringify(point.attributes)}`, point.value as number)
+      }
+    }
+  }
+  t.equal(points.get('fastify_hono_mirror_runs_total {"method":"GET","route":"/api/users/:id","result":"mismatched"}'), 1)
+  t.equal(points.get('fastify_hono_split_requests_total {"method":"POST","route":"/api/orders","side":"hono"}'), 1)
+  t.equal(points.get('fastify_hono_share_percent {"method":"POST","route":"/api/orders"}'), 100)
+  t.ok((points.get('fastify_hono_migration_routes {"state":"both"}') ?? 0) >= 2, 'routes by state')
 })
