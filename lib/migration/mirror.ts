@@ -4,6 +4,7 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
 import type { FastifyHonoBindings, FastifyHonoExecutionContext, FetchApp } from '../bindings.js'
 import { appPath, originAndPath, type Mount } from '../request/url.js'
+import { responseParts } from '../web/response.js'
 import { compareAnswers, type Answer } from './compare.js'
 import type { ResolvedMirror } from './options.js'
 
@@ -202,6 +203,13 @@ async function honoAnswer (context: MirrorContext, request: FastifyRequest, stat
 }
 
 async function readUpTo (response: Response, maxBytes: number): Promise<Buffer | undefined> {
+  // A lightweight Response's stored body, as it is: no stream made to read it.
+  const parts = responseParts(response)
+  if (parts !== undefined) {
+    const stored = parts.body
+    const bytes = stored === null ? Buffer.alloc(0) : typeof stored === 'string' ? Buffer.from(stored) : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)
+    return bytes.length > maxBytes ? undefined : bytes
+  }
   if (response.body === null) return Buffer.alloc(0)
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
