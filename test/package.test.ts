@@ -78,6 +78,32 @@ test('npm pack: the tarball holds what a consumer needs, and works installed on 
     t.same(stale, [], 'no dist/ file without a lib/ source')
   })
 
+  // The ecosystem's own checks of a package, on the tarball itself:
+  // @arethetypeswrong/cli resolves every entry point's types and JavaScript
+  // under each of TypeScript's module resolutions (node10 included, which
+  // `moduleResolution: node` projects use), and publint lints package.json
+  // against the files shipped. Neither replaces a check above or below:
+  // those hold what is shipped, the links, the maps, and what a consumer
+  // gets at run time.
+  t.test('@arethetypeswrong/cli: every entry point resolves under node10, node16 (CJS and ESM) and bundler, with no problem', async (t) => {
+    const attw = join(cwd, 'node_modules', '.bin', 'attw')
+    const result = await run(attw, [tarball, '--format', 'json'], { cwd, timeout: 120_000 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }))
+    const report = JSON.parse(result.stdout) as { analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName?: string } }> }> }, problems?: Record<string, unknown[]> }
+    t.same(Object.keys(report.analysis.entrypoints).sort(), ['.', './package.json', './ws'], 'the entry points of the exports map')
+    for (const [entry, { resolutions }] of Object.entries(report.analysis.entrypoints)) {
+      for (const kind of ['node10', 'node16-cjs', 'node16-esm', 'bundler']) {
+        t.ok(resolutions[kind]?.resolution?.fileName !== undefined, `${entry} resolves under ${kind}`)
+      }
+    }
+    t.same(Object.values(report.problems ?? {}).flat(), [], 'no problems')
+  })
+
+  t.test('publint --strict: package.json agrees with the files shipped', async (t) => {
+    const publint = join(cwd, 'node_modules', '.bin', 'publint')
+    const { stdout } = await run(publint, ['run', tarball, '--strict'], { cwd, timeout: 120_000 })
+    t.match(stdout, /All good!/)
+  })
+
   const consumer = join(tmp, 'consumer')
   const installed = join(consumer, 'node_modules', 'fastify-hono')
   mkdirSync(join(tmp, 'extract'))
