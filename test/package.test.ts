@@ -59,9 +59,10 @@ test('npm pack: the tarball holds what a consumer needs, and works installed on 
     for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/index.js.map', 'dist/index.mjs.map']) {
       t.ok(files.includes(file), `ships ${file}`)
     }
-    const docs = readdirSync(join(cwd, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`).sort()
-    t.same(files.filter((file) => file.startsWith('docs/')), docs, 'ships every docs/*.md, and nothing else from docs/')
-    const shippable = /^dist\/.+\.(js|mjs|d\.ts|d\.mts|js\.map|mjs\.map)$|^docs\/[^/]+\.md$/
+    // The pages, and the charts they show (an image must travel with its page).
+    const docs = readdirSync(join(cwd, 'docs')).filter((file) => /\.(md|svg)$/.test(file)).map((file) => `docs/${file}`).sort()
+    t.same(files.filter((file) => file.startsWith('docs/')), docs, 'ships every docs/*.md and docs/*.svg, and nothing else from docs/')
+    const shippable = /^dist\/.+\.(js|mjs|d\.ts|d\.mts|js\.map|mjs\.map)$|^docs\/[^/]+\.(md|svg)$/
     const extra = files.filter((file) => !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(file) && !shippable.test(file))
     t.same(extra, [], 'no file outside that list')
     for (const dir of ['lib/', 'test/', 'bench/', 'examples/', 'types/', '.ci/', 'node_modules/']) {
