@@ -17,7 +17,15 @@ import type { WebSocketLike, WebSocketServerLike } from './types.js'
  */
 export function mountWebSockets (fastify: FastifyInstance, websocket: { server: WebSocketServerLike, maxBufferedAmount: number, closeTimeout: number }): AcceptOptions {
   const registry = routeUpgrades(fastify, fastify.prefix)
-  fastify.addHook('preClose', () => closeWebSockets(registry, fastify.server, websocket.closeTimeout))
+  // The close handshakes begin when the close does, and are awaited once the
+  // server has closed: awaited in preClose, they would hold the server
+  // listening (new connections answered 503) for a handshake's round trip.
+  let closed: Promise<void> | undefined
+  fastify.addHook('preClose', (done) => {
+    closed = closeWebSockets(registry, fastify.server, websocket.closeTimeout)
+    done()
+  })
+  fastify.addHook('onClose', () => closed ?? Promise.resolve())
   return { registry, server: websocket.server, maxBufferedAmount: websocket.maxBufferedAmount }
 }
 
