@@ -12,7 +12,8 @@
  * @hono/node-server reported for itself), `stack` (the production stack),
  * `echo` (against @hono/node-server), `floor` (a stack ratio split into
  * Hono's share and the plugin's) and `split` (an app's parameter routes as
- * several small mounts). Rows without a bound are references,
+ * several small mounts) and `migration` (mirrored and shifted routes beside
+ * those that use neither). Rows without a bound are references,
  * printed for comparison.
  */
 export const TARGETS = [
@@ -66,7 +67,16 @@ export const TARGETS = [
   // No bound: what a Fastify route itself costs on the echo against
   // @hono/node-server running the Hono app, and the mount against it.
   { id: 'echo-fastify-vs-node-server', group: 'echo', label: 'reference: POST JSON echo, Fastify route ÷ @hono/node-server', over: ['fastify', 'echo'], under: ['node-server', 'echo'] },
-  { id: 'echo-vs-fastify', group: 'echo', label: 'reference: POST JSON echo, fastify-hono ÷ Fastify route', over: ['fastify-hono', 'echo'], under: ['fastify', 'echo'] }
+  { id: 'echo-vs-fastify', group: 'echo', label: 'reference: POST JSON echo, fastify-hono ÷ Fastify route', over: ['fastify-hono', 'echo'], under: ['fastify', 'echo'] },
+  // Moving routes (the migration option): Fastify routes with Hono twins
+  // (servers/fastify-twin*.mjs). A mirrored route's CPU per request includes
+  // its mirrored run, in the same process; a share elsewhere on the server
+  // costs the router one derived constraint per request, and a 0% share
+  // on the route itself one store lookup.
+  { id: 'mirror-json', group: 'migration', label: 'reference: c.json()\'s Fastify twin mirrored on every request ÷ not mirrored', over: ['fastify-twin-mirror', 'json'], under: ['fastify-twin', 'json'] },
+  { id: 'mirror-other-route', group: 'migration', label: 'GET text beside a mirrored route ÷ no migration option', over: ['fastify-twin-mirror', 'text'], under: ['fastify-twin', 'text'], max: 1.02 },
+  { id: 'share-other-route', group: 'migration', label: 'GET json on a server with a share elsewhere ÷ no migration option', over: ['fastify-twin-share', 'json'], under: ['fastify-twin', 'json'], max: 1.02 },
+  { id: 'share-zero', group: 'migration', label: 'reference: GET text with a 0% share ÷ no migration option', over: ['fastify-twin-share', 'text'], under: ['fastify-twin', 'text'] }
 ]
 
 export const GROUPS = [...new Set(TARGETS.map((t) => t.group))]

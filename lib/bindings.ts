@@ -69,7 +69,22 @@ export type FastifyHonoUpgradeEnv = {
   Bindings: FastifyHonoUpgradeBindings
 }
 
+/**
+ * What a mounted app gets as `c.executionCtx` (the third argument of
+ * `fetch`), in the shape of Hono's ExecutionContext. `waitUntil(promise)`
+ * keeps work going after the response: `fastify.close()` waits for it within
+ * the `closeTimeout` option, and a rejection is logged with the request id.
+ * `passThroughOnException()` does nothing: there is no origin behind the
+ * mount, and an error the app does not handle reaches Fastify's error
+ * handler. `props` is an empty object.
+ */
+export interface FastifyHonoExecutionContext {
+  waitUntil (promise: Promise<unknown>): void
+  passThroughOnException (): void
+  props: Record<string, unknown>
+}
+
 /** Anything with a fetch handler: a Hono app, or another fetch-style app. */
 export interface FetchApp {
-  fetch (request: Request, env: FastifyHonoBindings, executionCtx?: undefined): Response | Promise<Response>
+  fetch (request: Request, env: FastifyHonoBindings, executionCtx: FastifyHonoExecutionContext): Response | Promise<Response>
 }

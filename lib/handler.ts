@@ -4,7 +4,9 @@ import type { FastifyHonoBindings, FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_RESPONSE } from './errors.js'
 import { wasUnmatched } from './app-view.js'
 import { isHttp2 } from './internals/node.js'
-import { closeConnectionIfClosing } from './shutdown.js'
+import { MountExecutionContext } from './execution-context.js'
+import { TrackedBindings, type BindingsUse } from './migration/bindings-use.js'
+import { closeConnectionIfClosing, type ServerShutdown } from './shutdown.js'
 import { writeResponse } from './reply/way-out.js'
 import type { DrainBounds, RequestBody } from './request/body.js'
 import { appErrorToFastify } from './request/body-errors.js'
@@ -30,6 +32,10 @@ interface MountContext {
   readonly misused: (request: FastifyRequest, reply: FastifyReply, response: Response) => boolean
   /** Set on a mount with WebSockets. */
   readonly accept: AcceptOptions | undefined
+  /** The server's close state: what `c.executionCtx.waitUntil()` hands its promises to. */
+  readonly shutdown: ServerShutdown
+  /** With the migration option: `c.env` notes which bindings each Hono route reads (migration/bindings-use.ts). */
+  readonly bindingsUse: BindingsUse | undefined
 }
 
 export type MountHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | FastifyReply | undefined
@@ -47,11 +53,13 @@ export function mountHandler (context: MountContext): MountHandler {
     // Lightweight requests only while the global Request is ours: the app may
     // pass c.req.raw to `new Request()`, which must accept it.
     const appRequest = bridgeRequest(request, reply, context.mount, body, lightweightGlobalsInstalled())
-    const env: FastifyHonoBindings = { incoming: request.raw, outgoing: reply.raw, request, reply, fastify: context.fastify }
+    const env: FastifyHonoBindings = context.bindingsUse === undefined
+      ? { incoming: request.raw, outgoing: reply.raw, request, reply, fastify: context.fastify }
+      : new TrackedBindings(request, reply, context.fastify, reply.raw, context.bindingsUse) as FastifyHonoBindings
     let result: unknown
     context.trackRoute(request, reply)
     try {
-      result = context.app.fetch(appRequest, env)
+      result = context.app.fetch(appRequest, env, new MountExecutionContext(context.shutdown, request.log))
     } catch (err) {
       // A synchronous throw reaches Fastify's error handler like a rejection.
       body?.afterApp(reply)
@@ -82,10 +90,12 @@ async function handleUpgrade (context: MountContext, request: FastifyRequest, re
   const { accept } = context
   const upgrade = upgradeOf(request.raw)
   const appRequest = bridgeRequest(request, reply, context.mount, null, lightweightGlobalsInstalled())
-  const env: FastifyHonoBindings = { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
+  const env: FastifyHonoBindings = context.bindingsUse === undefined
+    ? { incoming: request.raw, outgoing: undefined, request, reply, fastify: context.fastify }
+    : new TrackedBindings(request, reply, context.fastify, undefined, context.bindingsUse) as FastifyHonoBindings
   const state = accept !== undefined && upgrade !== undefined ? offerWebSocket(env) : undefined
   context.trackRoute(request, reply)
-  const response = await context.app.fetch(appRequest, env)
+  const response = await context.app.fetch(appRequest, env, new MountExecutionContext(context.shutdown, request.log))
   const appResponse = validResponse(response)
   if (state?.requested === true && appResponse.status === 200) {
     acceptUpgrade(request, reply, state, upgrade!, appResponse, accept!)

@@ -4,6 +4,6 @@ import fastifyHono from './index.js'
 export default fastifyHono
 export { fastifyHono }
 export type {
-  FastifyHonoBindings, FastifyHonoEnv, FastifyHonoHttp1Bindings, FastifyHonoHttp2Bindings, FastifyHonoHttpVersion,
-  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, HonoRouteInfo, OpenAPIDocument, OpenAPITarget
+  FastifyHonoBindings, FastifyHonoEnv, FastifyHonoExecutionContext, FastifyHonoHttp1Bindings, FastifyHonoHttp2Bindings, FastifyHonoHttpVersion,
+  FastifyHonoUpgradeBindings, FastifyHonoUpgradeEnv, FetchApp, FastifyHonoOptions, HonoMigrationRoute, HonoRouteInfo, MigrationOption, MigrationRouteOption, MirrorOption, OpenAPIDocument, OpenAPITarget
 } from './index.js'

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type {
-  FastifyHonoBindings as Bindings, FastifyHonoEnv as Env, FastifyHonoHttp1Bindings as Http1Bindings,
+  FastifyHonoBindings as Bindings, FastifyHonoEnv as Env, FastifyHonoExecutionContext as ExecutionContext, FastifyHonoHttp1Bindings as Http1Bindings,
   FastifyHonoHttp2Bindings as Http2Bindings, FastifyHonoHttpVersion as HttpVersion,
   FastifyHonoUpgradeBindings as UpgradeBindings, FastifyHonoUpgradeEnv as UpgradeEnv, FetchApp as App
 } from './bindings.js'
 import type { OpenAPIDocument as Document, OpenAPITarget as Target } from './openapi.js'
 import type { FastifyHonoOptions as Options } from './options.js'
 import type { HonoRouteInfo as RouteInfo } from './route-list.js'
+import type { HonoMigrationRoute as MigrationRoute } from './migration/index.js'
+import type { MigrationOption as Migration, MigrationRouteOption as MigrationRouteOptions, MirrorOption as Mirror } from './migration/options.js'
 import { fastifyHonoPlugin } from './plugin.js'
 
 /** The Fastify plugin that serves a Hono app (or any fetch app) under a prefix. */
@@ -40,6 +42,7 @@ declare namespace fastifyHono {
   export type FastifyHonoBindings = Bindings
   export type FastifyHonoEnv<Version extends HttpVersion = HttpVersion> = Env<Version>
   export type FastifyHonoHttpVersion = HttpVersion
+  export type FastifyHonoExecutionContext = ExecutionContext
   export type FastifyHonoHttp1Bindings = Http1Bindings
   export type FastifyHonoHttp2Bindings = Http2Bindings
   export type FastifyHonoUpgradeBindings = UpgradeBindings
@@ -48,6 +51,10 @@ declare namespace fastifyHono {
   export type OpenAPIDocument = Document
   export type OpenAPITarget = Target
   export type HonoRouteInfo = RouteInfo
+  export type HonoMigrationRoute = MigrationRoute
+  export type MigrationOption = Migration
+  export type MigrationRouteOption = MigrationRouteOptions
+  export type MirrorOption = Mirror
   export const fastifyHono: FastifyHonoPlugin
   export { fastifyHono as default }
 }
@@ -61,6 +68,21 @@ declare module 'fastify' {
      * left out. Defined once a mount is registered.
      */
     honoRoutes (): RouteInfo[]
+    /**
+     * Where the migration stands: every route of the server as Fastify
+     * only, Hono only or both; for a route with a share, the share and
+     * where requests went; for a mirrored one, the compared, matched,
+     * mismatched, errored and skipped counts and each side's latency; for a
+     * Hono route on a mount with the `migration` option, the Fastify
+     * bindings it reads. Fastify routes are seen from the first mount's
+     * registration on (and, at a Hono route's path, before it). Defined once
+     * a mount is registered.
+     */
+    honoMigration (): MigrationRoute[]
+    /** `honoMigration()` as a table, as `printRoutes()` prints the router. */
+    printHonoMigration (): string
+    /** Changes a route's share (percent to Hono, 0–100) at once: `setHonoShare('GET /v2/users/:id', 25)`. */
+    setHonoShare (route: string, percent: number): void
   }
   interface FastifyRequest {
     /**

@@ -1,8 +1,9 @@
 import type { FetchApp } from './bindings.js'
 import { FST_ERR_HONO_INVALID_OPTION } from './errors.js'
 import { isHonoApp } from './internals/hono.js'
+import type { MigrationOption } from './migration/options.js'
 import { checkOpenAPIOption, type OpenAPIOption } from './openapi.js'
-import { DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/types.js'
+import { DEFAULT_MAX_BUFFERED_AMOUNT, type WebSocketOption, type WebSocketServerLike } from './ws/types.js'
 
 export interface FastifyHonoOptions {
   /** A Hono app, or any object with `fetch(request, env, executionCtx)`. */
@@ -52,6 +53,26 @@ export interface FastifyHonoOptions {
    * fastify-metrics' route label. Default false. See docs/route-names.md.
    */
   routeName?: boolean
+  /**
+   * Milliseconds `fastify.close()` gives the mount's work in flight
+   * (default 5000), counted from the moment the close begins: response
+   * streams other than event streams may finish within it (event streams
+   * end at once), and one still open then is cut so that its client can
+   * tell; WebSockets get it for their close handshake (unless
+   * `websocket.closeTimeout` says otherwise); `c.executionCtx.waitUntil()`
+   * promises are awaited within it. Keep it below the grace a process
+   * manager or close-with-grace gives. See docs/deployment.md.
+   */
+  closeTimeout?: number
+  /**
+   * Moving routes with proof: per route (`'GET /v2/users/:id'`, as clients
+   * see it), mirror a sample of the Fastify route's requests through the
+   * app's twin and compare the answers, or send a share of them to the twin
+   * instead (`fastify.setHonoShare()` changes it at runtime). With the
+   * option, `fastify.honoMigration()` also lists the Hono routes that read
+   * `c.env.request`, `c.env.reply` or `c.env.fastify`. See docs/migration.md.
+   */
+  migration?: MigrationOption
 }
 
 /**
@@ -59,7 +80,7 @@ export interface FastifyHonoOptions {
  * `register`, other than Fastify's own register options, is refused.
  */
 export const OPTION_NAMES = Object.freeze([
-  'app', 'stripPrefix', 'notFound', 'bodyLimit', 'overrideGlobalObjects', 'drainTimeout', 'drainLimit', 'openapi', 'websocket', 'routeName'
+  'app', 'stripPrefix', 'notFound', 'bodyLimit', 'overrideGlobalObjects', 'drainTimeout', 'drainLimit', 'openapi', 'websocket', 'routeName', 'closeTimeout', 'migration'
 ] as const)
 
 // Every key of FastifyHonoOptions must be in OPTION_NAMES: a compile error otherwise.
@@ -71,6 +92,8 @@ const REGISTER_OPTION_NAMES: readonly string[] = ['prefix', 'logLevel', 'logSeri
 /** The defaults: as long and as much as @hono/node-server waits and reads (2.1.9). */
 const DEFAULT_DRAIN_TIMEOUT = 500
 const DEFAULT_DRAIN_LIMIT = 64 * 1024 * 1024
+/** The close bound: what the WebSocket close handshake was given before, and half of close-with-grace's default delay. */
+const DEFAULT_CLOSE_TIMEOUT = 5000
 
 /** Largest delay setTimeout honours: a longer one fires at once, with a warning. */
 const MAX_TIMEOUT = 2 ** 31 - 1
@@ -86,6 +109,9 @@ interface ResolvedOptions {
   openapi: OpenAPIOption | undefined
   websocket: { server: WebSocketServerLike, maxBufferedAmount: number, closeTimeout: number } | undefined
   routeName: boolean
+  closeTimeout: number
+  /** Checked where the prefix is known (migration/options.ts). */
+  migration: MigrationOption | undefined
 }
 
 /** Checks the options once, at registration, and names the option that is wrong. */
@@ -96,7 +122,8 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   checkOptionNames(options)
   const {
     app, stripPrefix = true, notFound = 'hono', bodyLimit, overrideGlobalObjects = true,
-    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket, routeName = false
+    drainTimeout = DEFAULT_DRAIN_TIMEOUT, drainLimit = DEFAULT_DRAIN_LIMIT, openapi, websocket, routeName = false,
+    closeTimeout = DEFAULT_CLOSE_TIMEOUT, migration
   } = options
   if (app === undefined || app === null) {
     throw new FST_ERR_HONO_INVALID_OPTION('app', 'is required: pass a Hono app or an object with a fetch(request) method')
@@ -128,8 +155,11 @@ export function resolveOptions (options: Partial<FastifyHonoOptions> | undefined
   if (typeof routeName !== 'boolean') {
     throw new FST_ERR_HONO_INVALID_OPTION('routeName', `must be a boolean, got ${JSON.stringify(routeName)}`)
   }
+  if (!(Number.isInteger(closeTimeout) && closeTimeout >= 0 && closeTimeout <= MAX_TIMEOUT)) {
+    throw new FST_ERR_HONO_INVALID_OPTION('closeTimeout', `must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(closeTimeout)}`)
+  }
   checkOpenAPIOption(openapi, app)
-  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket), routeName }
+  return { app, stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket: checkWebSocketOption(websocket, closeTimeout), routeName, closeTimeout, migration }
 }
 
 /**
@@ -165,12 +195,12 @@ function printedValue (value: unknown): string {
   return typeof value === 'number' ? String(value) : JSON.stringify(value)
 }
 
-function checkWebSocketOption (websocket: WebSocketOption | undefined): ResolvedOptions['websocket'] {
+function checkWebSocketOption (websocket: WebSocketOption | undefined, closeTimeout: number): ResolvedOptions['websocket'] {
   if (websocket === undefined) return undefined
   if (websocket === null || typeof websocket !== 'object') {
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'must be an object: { server: new WebSocketServer({ noServer: true }) }')
   }
-  const { server, maxBufferedAmount = DEFAULT_MAX_BUFFERED_AMOUNT, closeTimeout = DEFAULT_CLOSE_TIMEOUT } = websocket
+  const { server, maxBufferedAmount = DEFAULT_MAX_BUFFERED_AMOUNT, closeTimeout: wsCloseTimeout = closeTimeout } = websocket
   if (server === null || typeof server !== 'object' || typeof server.handleUpgrade !== 'function' || typeof server.on !== 'function') {
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', 'needs server: a ws WebSocketServer created with { noServer: true }')
   }
@@ -180,8 +210,8 @@ function checkWebSocketOption (websocket: WebSocketOption | undefined): Resolved
   if (!(maxBufferedAmount === Infinity || (Number.isSafeInteger(maxBufferedAmount) && maxBufferedAmount > 0))) {
     throw new FST_ERR_HONO_INVALID_OPTION('websocket', `maxBufferedAmount must be a positive integer number of bytes or Infinity, got ${printedValue(maxBufferedAmount)}`)
   }
-  if (!(Number.isInteger(closeTimeout) && closeTimeout >= 0 && closeTimeout <= MAX_TIMEOUT)) {
-    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(closeTimeout)}`)
+  if (!(Number.isInteger(wsCloseTimeout) && wsCloseTimeout >= 0 && wsCloseTimeout <= MAX_TIMEOUT)) {
+    throw new FST_ERR_HONO_INVALID_OPTION('websocket', `closeTimeout must be an integer number of milliseconds from 0 to ${MAX_TIMEOUT}, got ${printedValue(wsCloseTimeout)}`)
   }
-  return { server, maxBufferedAmount, closeTimeout }
+  return { server, maxBufferedAmount, closeTimeout: wsCloseTimeout }
 }

@@ -4,7 +4,7 @@ import { mountHandler, type MountHandler } from './handler.js'
 import { misuseGuard } from './misuse.js'
 import { keepTickObjectAlive } from './internals/tick-object.js'
 import { documentMount } from './openapi.js'
-import { endOpenStreams } from './shutdown.js'
+import { beginClose, shutdownOf, waitForBackground } from './shutdown.js'
 import { resolveOptions, type FastifyHonoOptions } from './options.js'
 import type { DrainBounds } from './request/body.js'
 import { closeIfTooLarge, closesOnParserError, passBodiesThrough } from './request/parser.js'
@@ -14,6 +14,8 @@ import { nameRoutes } from './route-name.js'
 import { registerMountRoutes, type MountRoute } from './mount-routes.js'
 import { installLightweightGlobals } from './web/globals.js'
 import { mountWebSockets } from './ws/routing.js'
+import { setupMigration } from './migration/index.js'
+import type { BindingsUse } from './migration/bindings-use.js'
 
 /**
  * Registers the mount: a passthrough body parser for this scope only, and
@@ -24,7 +26,7 @@ import { mountWebSockets } from './ws/routing.js'
  * throw: it becomes an uncaught exception).
  */
 export async function fastifyHonoPlugin (fastify: FastifyInstance, options: FastifyHonoOptions): Promise<void> {
-  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, routeName, ...resolved } = resolveOptions(options)
+  const { stripPrefix, notFound, bodyLimit, overrideGlobalObjects, drainTimeout, drainLimit, openapi, websocket, routeName, closeTimeout, migration, ...resolved } = resolveOptions(options)
   const app = mountView(resolved.app, notFound)
   if (overrideGlobalObjects) installLightweightGlobals()
   keepTickObjectAlive()
@@ -36,14 +38,18 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   listRoutes(fastify, resolved.app, stripPrefix ? fastify.prefix : '')
   passBodiesThrough(fastify)
 
-  // On close, the streams the mounts are writing end (lib/shutdown.ts).
-  fastify.addHook('preClose', (done) => { endOpenStreams(fastify.server); done() })
+  // fastify.close(): event streams end, other streams and waitUntil work get until closeTimeout (shutdown.ts).
+  const shutdown = shutdownOf(fastify.server, closeTimeout)
+  fastify.addHook('preClose', (done) => { beginClose(shutdown); done() })
+  fastify.addHook('onClose', () => waitForBackground(shutdown, fastify.log))
 
   // WebSockets: upgrades under the prefix routed through Fastify to the app.
   const accept = websocket === undefined ? undefined : mountWebSockets(fastify, websocket)
 
+  // With the migration option, which Hono routes read c.env.request, reply or fastify (migration/bindings-use.ts).
+  const bindingsUse: BindingsUse | undefined = migration === undefined ? undefined : new Map()
   // c.env.reply.send(), hijack() or code() in the app: a warning that says what to do (misuse.ts).
-  const handler = mountHandler({ fastify, app, notFound, mount, drain, trackRoute, accept, misused: misuseGuard() })
+  const handler = mountHandler({ fastify, app, notFound, mount, drain, trackRoute, accept, shutdown, bindingsUse, misused: misuseGuard() })
 
   const route: MountRoute & { [kMountHandler]?: MountHandler } = {
     // HEAD is among the methods registered: Fastify's automatic HEAD route
@@ -62,6 +68,8 @@ export async function fastifyHonoPlugin (fastify: FastifyInstance, options: Fast
   // This scope's onRoute hooks run after those inherited from above.
   route[kMountHandler] = handler
   fastify.addHook('onRoute', keepMountHandler)
+  // The migration option's shares and mirrors, and fastify.honoMigration() (migration/).
+  setupMigration({ fastify, app: resolved.app, view: app, mount, base: stripPrefix ? fastify.prefix : '', option: migration, route, bindingsUse })
   // `/prefix` itself, then `/prefix/` and everything below it, for the
   // methods no Fastify route holds there (lib/mount-routes.ts).
   registerMountRoutes(fastify, route)

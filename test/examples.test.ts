@@ -267,6 +267,69 @@ t.test('websocket: an onRequest hook refuses a client without a token; members o
   await Promise.all([a, b].map((ws) => new Promise((resolve) => ws.once('close', resolve))))
 })
 
+t.test('deployment: events resume after Last-Event-ID; waitUntil() work runs after the response and close() waits for it; the event stream ends at close', async (t) => {
+  const { build, createLog } = await load<ExampleModule & { createLog: (options: { since: number, interval: number }) => unknown }>('deployment')
+  const audit: Array<{ order: number, requestId: string }> = []
+  const server = await build({ log: createLog({ since: Date.now() - 2000, interval: 100 }), audit } as { logger?: unknown })
+  const base = await listen(t, server)
+
+  const resumed = await get(`${base}/v2/events`, { headers: { 'last-event-id': '3' } })
+  t.match(resumed.headers.get('content-type'), /^text\/event-stream/)
+  const ids: string[] = []
+  await readEvents(resumed.body!, (event) => { ids.push(event.id ?? ''); return ids.length < 3 })
+  t.same(ids, ['4', '5', '6'], 'the stream starts after the Last-Event-ID, with no gap')
+
+  const order = await get(`${base}/v2/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ item: 'tea' }) })
+  t.equal(order.status, 201)
+  t.same(await order.json(), { id: 1, item: 'tea' })
+  t.same(audit, [], 'answered before the audit write')
+
+  const live = await get(`${base}/v2/events`)
+  const seen: string[] = []
+  const reading = readEvents(live.body!, (event) => { seen.push(event.id ?? '') })
+  await waitFor(() => seen.length > 0, 'a first event')
+  await server.close()
+  t.same((await reading).ended, true, 'the event stream ended cleanly at close')
+  t.equal(audit.length, 1, 'close() waited for the audit write')
+  t.equal(audit[0]?.order, 1)
+  t.match(audit[0]?.requestId, /\S/, 'with the request id')
+})
+
+t.test('migration: the mirror reports the one field the rewrite changed; the share moves, at runtime, keeping each user on one side', async (t) => {
+  const { build } = await load('migration')
+  const server = await build()
+  const base = await listen(t, server)
+  for (const id of ['1', '2', '1']) {
+    const res = await get(`${base}/users/${id}`)
+    t.match(await res.json(), { id, joined: /^\d{4}-\d\d-\d\d$/ }, 'the client gets Fastify\'s answer')
+  }
+  const mirror = async (): Promise<{ compared: number, mismatched: number, lastMismatch: string[] }> => {
+    const routes = await (await get(`${base}/migration`)).json() as Array<{ method: string, url: string, mirror?: { compared: number, mismatched: number, lastMismatch: string[] } }>
+    return routes.find((route) => route.method === 'GET' && route.url === '/users/:id')!.mirror!
+  }
+  let seen = await mirror()
+  for (let i = 0; i < 50 && seen.compared < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    seen = await mirror()
+  }
+  t.match(seen, { compared: 3, mismatched: 3, lastMismatch: ['/joined'] }, 'only /joined differs (/servedAt is ignored)')
+
+  const order = async (user: string): Promise<string> => (await (await get(`${base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': user }, body: '{"item":"tea"}' })).json() as { by: string }).by
+  const share = await (await get(`${base}/migration/share`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"percent":100}' })).json()
+  t.match(share, { state: 'both', share: { percent: 100, sticky: 'header x-user' } })
+  t.equal(await order('ada'), 'hono', 'share 100: the rewrite')
+  await get(`${base}/migration/share`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"percent":50}' })
+  const sides = new Map<string, Set<string>>()
+  for (let round = 0; round < 3; round++) {
+    for (let user = 0; user < 20; user++) {
+      const set = sides.get(`u${user}`) ?? new Set<string>()
+      set.add(await order(`u${user}`))
+      sides.set(`u${user}`, set)
+    }
+  }
+  t.ok([...sides.values()].every((set) => set.size === 1), 'each user stays on one side')
+})
+
 t.test('each example runs with `node examples/<name>.mjs` and serves', async (t) => {
   const probes: Record<string, string> = {
     server: '/v2/users/42', // the example behind `npm start`
@@ -275,7 +338,9 @@ t.test('each example runs with `node examples/<name>.mjs` and serves', async (t)
     auth: '/health',
     rpc: '/api/todos',
     sse: '/events/clock?count=1&interval=10',
-    websocket: '/chat/health'
+    websocket: '/chat/health',
+    deployment: '/v2/health',
+    migration: '/health'
   }
   for (const [name, path] of Object.entries(probes)) {
     await t.test(name, { skip: needs[name] ?? false }, async (t) => {

@@ -1,5 +1,6 @@
-// fastify.close() with responses in flight on the mount: the streams it is
-// writing end (the app's onAbort runs, the client sees a complete response),
+// fastify.close() with responses in flight on the mount: the event streams it
+// is writing end (the app's onAbort runs, the client sees a complete response;
+// other streams: test/shutdown-streams.test.ts),
 // upgrades still in the app are refused, and close() resolves. Real sockets:
 // raw node:net, node:http2 and a `ws` client.
 import { test } from 'tap'
@@ -28,18 +29,18 @@ function sseApp (seen: Seen, gate?: Promise<void>): Hono {
       }
     })
   })
-  // A custom reason phrase: the stream goes out through reply.send (send-writer.ts).
+  // A custom reason phrase: the event stream goes out through reply.send (send-writer.ts).
   app.get('/reason', () => {
     let timer: NodeJS.Timeout | undefined
     const body = new ReadableStream<Uint8Array>({
       start (controller) {
         let id = 0
-        controller.enqueue(new TextEncoder().encode(`tick ${id++}\n`))
-        timer = setInterval(() => controller.enqueue(new TextEncoder().encode(`tick ${id++}\n`)), 50)
+        controller.enqueue(new TextEncoder().encode(`data: tick ${id++}\n\n`))
+        timer = setInterval(() => controller.enqueue(new TextEncoder().encode(`data: tick ${id++}\n\n`)), 50)
       },
       cancel () { clearInterval(timer); seen.aborted++ }
     })
-    return new Response(body, { status: 200, statusText: 'Streaming', headers: { 'content-type': 'text/plain' } })
+    return new Response(body, { status: 200, statusText: 'Streaming', headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
   })
   return app
 }
@@ -87,7 +88,7 @@ test('fastify.close() ends an SSE stream the stream writer sends (HTTP/1): onAbo
   t.match(response.body, /^data: 0\n\n/)
 })
 
-test('fastify.close() ends a stream that goes out through reply.send (HTTP/1, a custom reason phrase)', async (t) => {
+test('fastify.close() ends an event stream that goes out through reply.send (HTTP/1, a custom reason phrase)', async (t) => {
   const seen: Seen = { aborted: 0, opens: 0 }
   const server = Fastify()
   await server.register(fastifyHono, { app: sseApp(seen), prefix: '/v2' })
@@ -102,7 +103,7 @@ test('fastify.close() ends a stream that goes out through reply.send (HTTP/1, a 
   const [response] = parseResponses(client.wire(), ['GET'])
   t.same([response.status, response.reason], [200, 'Streaming'])
   t.equal(response.framing, 'chunked', 'a complete chunked body: the terminator came')
-  t.match(response.body, /^tick 0\n/)
+  t.match(response.body, /^data: tick 0\n\n/)
 })
 
 test('fastify.close() ends a stream on HTTP/2: the stream ends cleanly, onAbort runs, the session closes', async (t) => {
@@ -128,7 +129,7 @@ test('fastify.close() ends a stream on HTTP/2: the stream ends cleanly, onAbort 
   t.match(body, /^data: 0\n\n/)
 })
 
-test('a stream the app returns after close() began is ended at once', async (t) => {
+test('an event stream the app returns after close() began is ended at once', async (t) => {
   const seen: Seen = { aborted: 0, opens: 0 }
   let release!: () => void
   const gate = new Promise<void>((resolve) => { release = resolve })

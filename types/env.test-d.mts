@@ -4,13 +4,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { Hono, type Context } from 'hono'
+import { Hono, type Context, type ExecutionContext } from 'hono'
 import type { Http2Bindings, HttpBindings } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import { upgradeWebSocket } from 'fastify-hono/ws'
-import fastifyHono, { type FastifyHonoEnv, type FastifyHonoUpgradeEnv } from 'fastify-hono'
+import fastifyHono, { type FastifyHonoEnv, type FastifyHonoExecutionContext, type FastifyHonoUpgradeEnv } from 'fastify-hono'
 
 // Either HTTP version: Fastify's side typed, the raw pair never undefined.
 const app = new Hono<FastifyHonoEnv>()
@@ -67,3 +67,22 @@ server.register(fastifyHono, { app: upgrades, prefix: '/d' })
 // What is mounted, listed from the instance.
 const listed: Array<{ method: string, url: string, prefix: string }> = server.honoRoutes()
 console.log(listed)
+
+// c.executionCtx: Hono's ExecutionContext, which the mount provides
+// (waitUntil for work after the response); the plugin's own type of it fits
+// where Hono's is taken, and a fetch app may name it for its third argument.
+app.get('/after', (c) => {
+  c.executionCtx.waitUntil(Promise.resolve('audit written'))
+  c.executionCtx.passThroughOnException()
+  // @ts-expect-error: waitUntil takes a promise
+  c.executionCtx.waitUntil()
+  return c.text('accepted')
+})
+const mountContext = {} as FastifyHonoExecutionContext
+const asHono: ExecutionContext = mountContext
+const props: Record<string, unknown> = mountContext.props
+export const contextTypes = [asHono, props]
+await Fastify().register(fastifyHono, {
+  app: { fetch: (_request: Request, _env: unknown, ctx: FastifyHonoExecutionContext) => { ctx.waitUntil(Promise.resolve()); return new Response('ok') } },
+  closeTimeout: 10_000
+})

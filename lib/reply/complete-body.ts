@@ -8,6 +8,10 @@ export interface StartedBody {
   readonly reader: ReadableStreamDefaultReader<Uint8Array>
   readonly chunks: Uint8Array[]
   pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
+  /** An event stream (`text/event-stream`), which `fastify.close()` ends at once (shutdown.ts). */
+  eventStream: boolean
+  /** Bytes the writer has written so far, for the log line of a stream cut at close. */
+  sent: number
 }
 
 /** What is known of a native Response once its ready part is read: the plan's inputs. */
@@ -44,6 +48,7 @@ export async function readNative (response: Response): Promise<NativeRead> {
     } else {
       kind = 'live stream'
       started = ready
+      started.eventStream = isEventStream(headers.get('content-type'))
     }
   } else if (body !== null) {
     await body.cancel()
@@ -95,7 +100,12 @@ async function readReady (body: ReadableStream<Uint8Array>, complete: boolean): 
     pending = undefined
     chunks.push(result.value)
   }
-  return { reader, chunks, pending }
+  return { reader, chunks, pending, eventStream: false, sent: 0 }
+}
+
+/** Whether a Content-Type is `text/event-stream`, parameters aside. */
+function isEventStream (type: string | null): boolean {
+  return type !== null && /^\s*text\/event-stream\s*(?:;|$)/i.test(type)
 }
 
 const MAX_READS = 8

@@ -75,7 +75,7 @@ export function writeThroughFastify (
     if (started !== undefined) {
       live = started
       payload = streamOfStarted(started, () => { takeBack(reply, merge) })
-      trackStream(reply, started.reader) // ended by fastify.close()
+      trackStream(reply, started) // fastify.close(): ended, or given until the close bound
     } else if (stored !== null) {
       // A stored body, without building a stream unless framing needs one; a
       // string only for the hooks the plugin runs, as a Fastify route's
@@ -173,7 +173,10 @@ function streamOfStarted (body: StartedBody, failedBeforeFirstChunk: () => void)
       }
       gave = true
       if (result.done) controller.close()
-      else controller.enqueue(result.value)
+      else {
+        body.sent += result.value.byteLength
+        controller.enqueue(result.value)
+      }
     },
     cancel (reason) {
       return body.reader.cancel(reason)

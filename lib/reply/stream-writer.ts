@@ -34,7 +34,7 @@ export async function pipeStream (reply: FastifyReply, body: StartedBody): Promi
   const onDrain = (): void => { wake?.() }
   raw.on('close', onClose)
   raw.on('drain', onDrain)
-  trackStream(reply, reader) // ended by fastify.close()
+  trackStream(reply, body) // fastify.close(): ended, or given until the close bound
   try {
     let next = readNext(body)
     let result = await readyOrUndefined(next)
@@ -45,6 +45,7 @@ export async function pipeStream (reply: FastifyReply, body: StartedBody): Promi
     }
     while (!result.done) {
       if (closed) break
+      body.sent += result.value.byteLength
       if (!raw.write(result.value) && !closed) {
         await new Promise<void>((resolve) => { wake = resolve })
         wake = undefined

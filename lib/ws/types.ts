@@ -27,7 +27,8 @@ export interface WebSocketOption {
   maxBufferedAmount?: number
   /**
    * Milliseconds `fastify.close()` waits for the clients to answer the 1001
-   * close frame before it terminates the WebSockets left (default 5000).
+   * close frame before it terminates the WebSockets left (default: the
+   * mount's `closeTimeout`, 5000 unless set).
    * Fastify's `forceCloseConnections` does not reach upgraded sockets.
    * Also bounds the wait for upgrades still in the app when the close began.
    */
@@ -35,7 +36,6 @@ export interface WebSocketOption {
 }
 
 export const DEFAULT_MAX_BUFFERED_AMOUNT = 16 * 1024 * 1024
-export const DEFAULT_CLOSE_TIMEOUT = 5000
 
 /** The `ws` WebSocket that `ws.raw` holds, as far as these types describe it (cast to `import('ws').WebSocket` for the rest). */
 export interface WebSocketLike {
