@@ -4,11 +4,13 @@
 // Fastify's logger writes JSON lines to stdout, which the primary reads.
 //
 // Environment: PORT, CLOSE_TIMEOUT and GRACE_DELAY (ms), UPLOAD_LOG (a file
-// that gets the id of every upload whose body the app began to read) and
-// WORK_LOG (a file that gets the id of every waitUntil job that finished).
+// that gets the id of every upload whose body the app began to read),
+// WORK_LOG (a file that gets the id of every waitUntil job that finished)
+// and NAIVE_CLOSE.
 import { createHash } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
 import cluster from 'node:cluster'
+import { Server } from 'node:net'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import { stream, streamSSE } from 'hono/streaming'
@@ -23,6 +25,11 @@ const closeTimeout = Number(process.env.CLOSE_TIMEOUT ?? 5000)
 const graceDelay = Number(process.env.GRACE_DELAY ?? 10000)
 const uploadLog = process.env.UPLOAD_LOG
 const workLog = process.env.WORK_LOG
+// NAIVE_CLOSE=1: close-with-grace calling fastify.close() and nothing else,
+// to see what the two steps around it (below) are for.
+const naiveClose = process.env.NAIVE_CLOSE === '1'
+/** Ms between the server's last accepted connection and fastify.close(). */
+const ACCEPT_SETTLE = 50
 if (uploadLog === undefined || workLog === undefined) throw new Error('UPLOAD_LOG and WORK_LOG must name files')
 
 // What is in flight now, logged when the close begins: the primary checks
@@ -119,10 +126,28 @@ await fastify.register(fastifyHono, {
 closeWithGrace({ delay: graceDelay, logger: fastify.log }, async ({ signal, err }) => {
   if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
   fastify.log.info({ signal, open: { ...open }, event: 'closing' }, 'closing')
+  if (!naiveClose) await stopAccepting(fastify.server)
   await fastify.close()
   fastify.log.info({ open: { ...open }, event: 'closed' }, 'closed')
-  await leaveCluster()
+  if (!naiveClose) await leaveCluster()
 })
+
+/**
+ * Stops taking connections, then lets those already taken deliver their
+ * request, before fastify.close(). Node's http server.close() closes the
+ * idle connections at once, and from Node 26 that includes a connection
+ * accepted whose request has not been read yet: its client, which sent the
+ * request on a fresh connection, sees a reset it cannot safely retry. Under
+ * node:cluster connections keep coming until the server closes (Fastify
+ * closes it after its preClose hooks), so one can be that fresh. net.Server's
+ * own close() stops listening (the primary hands new connections to the
+ * other workers) and leaves the connections alone; Fastify's close() later
+ * finds the server closed and goes on.
+ */
+async function stopAccepting (server) {
+  Server.prototype.close.call(server)
+  await sleep(ACCEPT_SETTLE)
+}
 
 /**
  * Waits until the primary knows this worker stopped listening, before
