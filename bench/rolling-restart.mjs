@@ -67,12 +67,13 @@ const WS_RECONNECT_DELAY = 50
 const ADD_CLIENT_AFTER = 250
 
 function parseArgs (argv) {
-  const settings = { ...defaults, json: false }
+  const settings = { ...defaults, json: false, naiveClose: false }
   for (const arg of argv) {
     if (arg === '--json') { settings.json = true; continue }
+    if (arg === '--naive-close') { settings.naiveClose = true; continue }
     const match = /^--([a-z-]+)=(\d+)$/.exec(arg)
     const name = match?.[1].replace(/-([a-z])/g, (_, letter) => letter.toUpperCase())
-    if (match === null || !(name in defaults)) throw new Error(`unknown option ${arg} (options: --json, ${Object.keys(defaults).map((key) => `--${key.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase())}=N`).join(', ')})`)
+    if (match === null || !(name in defaults)) throw new Error(`unknown option ${arg} (options: --json, --naive-close, ${Object.keys(defaults).map((key) => `--${key.replace(/[A-Z]/g, (letter) => '-' + letter.toLowerCase())}=N`).join(', ')})`)
     settings[name] = Number(match[2])
   }
   if (settings.workers < 2) throw new Error('--workers must be at least 2: one must listen while another restarts')
@@ -124,7 +125,8 @@ async function main () {
       CLOSE_TIMEOUT: String(settings.closeTimeout),
       GRACE_DELAY: String(settings.grace),
       UPLOAD_LOG: uploadLog,
-      WORK_LOG: workLog
+      WORK_LOG: workLog,
+      NAIVE_CLOSE: settings.naiveClose ? '1' : '0'
     })
     const id = String(worker.id)
     const entry = { id, worker, forkedAt: now() }
@@ -179,6 +181,7 @@ async function main () {
   const accepted = [] // ids of work the server accepted (200)
   const countOn = (kind, worker) => [...inflight[kind].values()].filter((id) => id === worker).length
   const phase = { stopping: false }
+  let lastSigterm = -Infinity
 
   /** One HTTP request; resolves with the whole response, rejects with a tagged error. */
   function attempt ({ method = 'GET', path, headers, body, onResponse, fresh = false }) {
@@ -189,6 +192,7 @@ async function main () {
         if (settled) return
         settled = true
         err.reusedSocket = req.reusedSocket
+        err.bodySent = req.writableFinished
         err.cut = cut
         reject(err)
       }
@@ -227,12 +231,15 @@ async function main () {
     let resets = 0
     let refusals = 0
     let fresh = false
+    const history = []
     for (let n = 0; ; n++) {
       const opts = typeof options === 'function' ? options(n) : options
+      const sinceSigterm = Math.round(now() - lastSigterm)
       try {
         const res = await attempt(fresh ? { ...opts, fresh } : opts)
         if (res.status === 503 && res.headers.connection === 'close' && refusals < MAX_REFUSALS) {
           refusals++
+          history.push('503')
           bump(stats.refused, kind)
           onAttemptFailed?.(n)
           continue
@@ -240,9 +247,12 @@ async function main () {
         bump(stats.requests, kind)
         return res
       } catch (err) {
+        err.history = [...history, fresh ? 'on a new connection' : 'through the keep-alive agent']
+        err.sinceSigterm = sinceSigterm
         onAttemptFailed?.(n)
         if (!err.cut && err.reusedSocket && (err.code === 'ECONNRESET' || err.message === 'socket hang up') && resets === 0) {
           resets++
+          history.push('reset')
           bump(stats.resets, kind)
           fresh = true
           continue
@@ -257,7 +267,8 @@ async function main () {
     entry.count++
     if (entry.examples.length < 3) entry.examples.push(what)
   }
-  const describe = (err) => `${err.code ?? err.name}: ${err.message}${err.reusedSocket ? ' (reused socket)' : ''}${err.cut ? ' (response cut)' : ''}`
+  const describe = (err) => `${err.code ?? err.name}: ${err.message}${err.reusedSocket ? ' (reused socket)' : ''}${err.cut ? ' (response cut)' : ''}` +
+    ` (attempts: ${err.history?.join(', ')}; ${err.bodySent ? 'request sent' : 'request not all sent'}; sent ${err.sinceSigterm} ms after the last SIGTERM)`
 
   async function loop (kind, client, once) {
     for (let n = 0; !phase.stopping; n++) {
@@ -440,6 +451,7 @@ async function main () {
       // A real SIGTERM, as a process manager sends: worker.kill() would
       // first disconnect the worker, which closes its servers behind Fastify.
       old.worker.process.kill('SIGTERM')
+      lastSigterm = now()
       const replacement = fork()
       slots[slot] = replacement
       const [listeningAt, exit] = await Promise.all([replacement.listening, old.exited])
@@ -576,7 +588,7 @@ async function main () {
 
   const report = {
     node: process.version,
-    settings: Object.fromEntries(Object.keys(defaults).map((key) => [key, settings[key]])),
+    settings: { ...Object.fromEntries(Object.keys(defaults).map((key) => [key, settings[key]])), naiveClose: settings.naiveClose },
     durationMs: Math.round(now() - startedAt),
     latency: { during: summary(during), outside: summary(outside) },
     retries: { total: total(stats.resets) + total(stats.refused), resets: stats.resets, refused: stats.refused, wsRefused },
