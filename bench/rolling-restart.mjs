@@ -115,7 +115,7 @@ async function main () {
   const origin = `http://127.0.0.1:${port}`
 
   // --- Workers -------------------------------------------------------------
-  const logs = { lines: 0, byLevel: {}, errors: [], stderr: [], other: [], closing: new Map() }
+  const logs = { lines: 0, byLevel: {}, errors: [], stderr: [], other: [], closing: new Map(), closeCalled: new Map(), preCloseDone: new Map() }
   const workers = new Map() // cluster id -> { worker, listening, exited }
   cluster.setupPrimary({ exec: fileURLToPath(new URL('rolling-worker.mjs', import.meta.url)), silent: true })
 
@@ -142,7 +142,9 @@ async function main () {
       logs.lines++
       logs.byLevel[record.level] = (logs.byLevel[record.level] ?? 0) + 1
       if (record.level >= 50) logs.errors.push(record)
-      if (record.event === 'closing') logs.closing.set(id, record.open)
+      if (record.event === 'closing') logs.closing.set(id, { open: record.open, at: record.time })
+      if (record.event === 'fastify.close') logs.closeCalled.set(id, record.time)
+      if (record.event === 'preClose done') logs.preCloseDone.set(id, record.time)
     })
     createInterface({ input: worker.process.stderr }).on('line', (line) => { logs.stderr.push(`worker ${id}: ${line}`) })
     workers.set(id, entry)
@@ -607,7 +609,13 @@ async function main () {
       wsClosed1001: ws1001,
       wsUnanswered
     },
-    restarts: restarts.map(({ sseOn, wsOn, ...r }) => ({ ...r, serverOpenAtClose: logs.closing.get(r.old) ?? null })),
+    restarts: restarts.map(({ sseOn, wsOn, ...r }) => ({
+      ...r,
+      serverOpenAtClose: logs.closing.get(r.old)?.open ?? null,
+      // From fastify.close() to the end of the preClose hooks, when Fastify
+      // closes the server: the time it refuses kept-alive requests with 503.
+      preCloseMs: logs.closeCalled.has(r.old) && logs.preCloseDone.has(r.old) ? logs.preCloseDone.get(r.old) - logs.closeCalled.get(r.old) : null
+    })),
     logs: { lines: logs.lines, byLevel: logs.byLevel, errors: logs.errors.slice(0, 10), stderr: logs.stderr.slice(0, 10), other: logs.other.slice(0, 10) },
     clientErrors: stats.errors,
     checks,
@@ -630,7 +638,7 @@ function print (report) {
   line(`WebSocket        ${counts.wsEchoes} echoes over ${counts.wsConnections} connections, ${counts.wsClosed1001} closed with 1001, ${counts.wsUnanswered} messages unanswered at a close`)
   line()
   for (const r of report.restarts) {
-    line(`restart ${r.round}.${r.slot}: worker ${r.old} -> ${r.replacement}, exit ${r.exit.code} after ${r.exitMs} ms, replacement listening after ${r.listeningMs} ms; open at SIGTERM ${JSON.stringify(r.inflightAtSigterm)}`)
+    line(`restart ${r.round}.${r.slot}: worker ${r.old} -> ${r.replacement}, exit ${r.exit.code} after ${r.exitMs} ms (preClose ${r.preCloseMs} ms), replacement listening after ${r.listeningMs} ms; open at SIGTERM ${JSON.stringify(r.inflightAtSigterm)}`)
   }
   line()
   for (const c of report.checks) line(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`)

@@ -123,10 +123,19 @@ await fastify.register(fastifyHono, {
   websocket: { server: new WebSocketServer({ noServer: true }) }
 })
 
+// After the mount's own preClose hooks (the WebSockets' 1001 handshakes):
+// Fastify closes the server next. Until then it answers 503 to requests on
+// kept-alive connections.
+fastify.addHook('preClose', (done) => {
+  fastify.log.info({ event: 'preClose done' }, 'preClose hooks done')
+  done()
+})
+
 closeWithGrace({ delay: graceDelay, logger: fastify.log }, async ({ signal, err }) => {
   if (err !== undefined) fastify.log.error({ err }, 'closing after an error')
   fastify.log.info({ signal, open: { ...open }, event: 'closing' }, 'closing')
   if (!naiveClose) await stopAccepting(fastify.server)
+  fastify.log.info({ event: 'fastify.close' }, 'fastify.close()')
   await fastify.close()
   fastify.log.info({ open: { ...open }, event: 'closed' }, 'closed')
   if (!naiveClose) await leaveCluster()
