@@ -151,6 +151,18 @@ async function main () {
     return entry
   }
 
+  // Stopped from outside (a test's timeout, Ctrl-C): take the workers along.
+  // A worker left without its primary exits by itself, unless its logger is
+  // stuck flushing lines it could not write to the closed pipe: the pino
+  // destination Fastify 5 installs here (sonic-boom 4.2.1) retries an EPIPE
+  // at exit every 100 ms for good.
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      for (const { worker } of workers.values()) worker.process.kill('SIGKILL')
+      process.exit(1)
+    })
+  }
+
   const deadline = setTimeout(() => {
     process.stderr.write(`rolling-restart: gave up after ${settings.deadline} ms\n`)
     for (const { worker } of workers.values()) worker.process.kill('SIGKILL')

@@ -58,7 +58,8 @@ const skip = lacks('close-with-grace') || lacks('eventsource') || lacks('undici'
 
 test('a rolling restart of a cluster under load: what every client sees, and clean exits', { skip, timeout: 55000 }, async (t) => {
   const child = spawn(process.execPath, [join(__dirname, '..', 'bench', 'rolling-restart.mjs'), ...ARGS], { stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  // SIGTERM: the harness then kills its workers before it exits.
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGTERM') })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
