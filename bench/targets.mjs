@@ -21,6 +21,7 @@
 // the servers they need: `route`, `middleware`, `stack` (the production
 // stack, stack.mjs) and `echo` (the POST JSON echo against @hono/node-server).
 import { writeFileSync } from 'node:fs'
+import { drawPerformanceChart } from './performance-chart.mjs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -173,6 +174,9 @@ try {
   const file = here(`./results/targets-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`)
   writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, nodeFlags, results, states, samples: Object.fromEntries([...cellsOf].map(([key, cells]) => [key, cells.map((cell) => cell.cpuPerRequest)])) }, null, 2))
   console.log(`Wrote ${file}`)
+  // The chart at the top of docs/performance.md, from a run of every group it needs.
+  const drawn = drawPerformanceChart({ node: process.versions.node, iterations, windowSeconds, connections, results }, new Date().toISOString().slice(0, 10))
+  if (drawn !== undefined) console.log(`Drew ${drawn}`)
 } finally {
   await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])
   base?.cleanup()

@@ -1,4 +1,4 @@
-// The servers of the migration benchmark (mirror.mjs): Fastify routes for
+// The servers of the migration group of targets.mjs: Fastify routes for
 // `c.text()` and `c.json()`'s paths beside a mount of the benchmark's app,
 // which has twins of both. `migration` is the mount's option, if any.
 import Fastify from 'fastify'

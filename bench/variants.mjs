@@ -44,7 +44,7 @@ export const referenceVariants = [
   { id: 'fastify-hono-stack-split', label: 'fastify-hono, stack, one mount per resource', module: './servers/fastify-hono-stack-split.mjs', hono: true, cases: ['param'], sameAs: 'fastify-hono-stack', baseline: 'fastify-stack' },
   { id: 'fastify-headers', label: 'Fastify route, helmet + cors + rate-limit', module: './servers/fastify-headers.mjs', cases: HEADERS_CASES, baseline: 'fastify-headers' },
   { id: 'fastify-hono-headers', label: 'fastify-hono, helmet + cors + rate-limit', module: './servers/fastify-hono-headers.mjs', hono: true, cases: HEADERS_CASES, baseline: 'fastify-headers', checkedAgainst: 'fastify-headers' },
-  // mirror.mjs: Fastify routes with Hono twins, without and with the migration option.
+  // targets.mjs' migration group: Fastify routes with Hono twins, without and with the migration option.
   { id: 'fastify-twin', label: 'Fastify routes beside their Hono twins', module: './servers/fastify-twin.mjs', cases: ['text', 'json'] },
   { id: 'fastify-twin-mirror', label: 'the same, GET json mirrored', module: './servers/fastify-twin-mirror.mjs', cases: ['text', 'json'], sameAs: 'fastify-twin' },
   { id: 'fastify-twin-share', label: 'the same, a 0% share on GET text', module: './servers/fastify-twin-share.mjs', cases: ['text', 'json'], sameAs: 'fastify-twin' }

@@ -15,8 +15,8 @@ import type { Mount } from './request/url.js'
 import { lightweightGlobalsInstalled } from './web/globals.js'
 import { asResponse } from './web/response.js'
 import { endSocketSoon } from './internals/incoming.js'
-import { upgradeOf } from './ws/routing.js'
-import { acceptUpgrade, offerWebSocket, type AcceptOptions } from './ws/session.js'
+import { upgradeOf, type AcceptOptions } from './ws/routing.js'
+import { acceptUpgrade, offerWebSocket } from './ws/session.js'
 
 /** What one mount's requests are handled with, fixed at registration. */
 interface MountContext {

@@ -8,7 +8,7 @@ import type {
 import type { OpenAPIDocument as Document, OpenAPITarget as Target } from './openapi.js'
 import type { FastifyHonoOptions as Options } from './options.js'
 import type { HonoRouteInfo as RouteInfo } from './route-list.js'
-import type { HonoMigrationRoute as MigrationRoute } from './migration/index.js'
+import type { HonoMigrationRoute as MigrationRoute } from './migration/report.js'
 import type { MigrationOption as Migration, MigrationRouteOption as MigrationRouteOptions, MirrorOption as Mirror } from './migration/options.js'
 import { fastifyHonoPlugin } from './plugin.js'
 

@@ -59,9 +59,10 @@ test('npm pack: the tarball holds what a consumer needs, and works installed on 
     for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/index.js.map', 'dist/index.mjs.map']) {
       t.ok(files.includes(file), `ships ${file}`)
     }
-    const docs = readdirSync(join(cwd, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`).sort()
-    t.same(files.filter((file) => file.startsWith('docs/')), docs, 'ships every docs/*.md, and nothing else from docs/')
-    const shippable = /^dist\/.+\.(js|mjs|d\.ts|d\.mts|js\.map|mjs\.map)$|^docs\/[^/]+\.md$/
+    // The pages, and the charts they show (an image must travel with its page).
+    const docs = readdirSync(join(cwd, 'docs')).filter((file) => /\.(md|svg)$/.test(file)).map((file) => `docs/${file}`).sort()
+    t.same(files.filter((file) => file.startsWith('docs/')), docs, 'ships every docs/*.md and docs/*.svg, and nothing else from docs/')
+    const shippable = /^dist\/.+\.(js|mjs|d\.ts|d\.mts|js\.map|mjs\.map)$|^docs\/[^/]+\.(md|svg)$/
     const extra = files.filter((file) => !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(file) && !shippable.test(file))
     t.same(extra, [], 'no file outside that list')
     for (const dir of ['lib/', 'test/', 'bench/', 'examples/', 'types/', '.ci/', 'node_modules/']) {
@@ -76,6 +77,32 @@ test('npm pack: the tarball holds what a consumer needs, and works installed on 
       return !existsSync(join(cwd, 'lib', source))
     })
     t.same(stale, [], 'no dist/ file without a lib/ source')
+  })
+
+  // The ecosystem's own checks of a package, on the tarball itself:
+  // @arethetypeswrong/cli resolves every entry point's types and JavaScript
+  // under each of TypeScript's module resolutions (node10 included, which
+  // `moduleResolution: node` projects use), and publint lints package.json
+  // against the files shipped. Neither replaces a check above or below:
+  // those hold what is shipped, the links, the maps, and what a consumer
+  // gets at run time.
+  const attw = join(cwd, 'node_modules', '.bin', 'attw')
+  const publint = join(cwd, 'node_modules', '.bin', 'publint')
+  t.test('@arethetypeswrong/cli: every entry point resolves under node10, node16 (CJS and ESM) and bundler, with no problem', { skip: existsSync(attw) ? false : '@arethetypeswrong/cli is not installed (a compatibility run\'s set)' }, async (t) => {
+    const result = await run(attw, [tarball, '--format', 'json'], { cwd, timeout: 120_000 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }))
+    const report = JSON.parse(result.stdout) as { analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName?: string } }> }> }, problems?: Record<string, unknown[]> }
+    t.same(Object.keys(report.analysis.entrypoints).sort(), ['.', './package.json', './ws'], 'the entry points of the exports map')
+    for (const [entry, { resolutions }] of Object.entries(report.analysis.entrypoints)) {
+      for (const kind of ['node10', 'node16-cjs', 'node16-esm', 'bundler']) {
+        t.ok(resolutions[kind]?.resolution?.fileName !== undefined, `${entry} resolves under ${kind}`)
+      }
+    }
+    t.same(Object.values(report.problems ?? {}).flat(), [], 'no problems')
+  })
+
+  t.test('publint --strict: package.json agrees with the files shipped', { skip: existsSync(publint) ? false : 'publint is not installed (a compatibility run\'s set)' }, async (t) => {
+    const { stdout } = await run(publint, ['run', tarball, '--strict'], { cwd, timeout: 120_000 })
+    t.match(stdout, /All good!/)
   })
 
   const consumer = join(tmp, 'consumer')

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { registeredMeter } from '../internals/otel-meter.js'
-import type { HonoMigrationRoute } from './index.js'
+import type { HonoMigrationRoute } from './report.js'
 
 /**
  * The migration's figures as metrics, where the server has them: with

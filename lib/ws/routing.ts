@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify'
 import { fastifyWebsocketUpgrade } from '../internals/fastify-websocket.js'
 import { endSocketSoon } from '../internals/incoming.js'
 import { originForm, pathEnd } from '../request/url.js'
-import type { AcceptOptions } from './session.js'
 import type { WebSocketLike, WebSocketServerLike } from './types.js'
 
 // Upgrade routing: upgrade requests under the mounts' prefixes go through
@@ -35,6 +34,12 @@ export function upgradeOf (incoming: IncomingMessage): { socket: Duplex, head: B
 /** The socket, head and error listener of an upgrade this module routed, or undefined. */
 export function routedUpgradeOf (incoming: IncomingMessage): RoutedUpgrade | undefined {
   return (incoming as IncomingMessage & { [kRouted]?: RoutedUpgrade })[kRouted]
+}
+
+export interface AcceptOptions {
+  registry: UpgradeRegistry
+  server: WebSocketServerLike
+  maxBufferedAmount: number
 }
 
 export interface UpgradeRegistry {

@@ -2,8 +2,8 @@ import { type IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { WSContext } from 'hono/ws'
-import { refuse, routedUpgradeOf, type UpgradeRegistry } from './routing.js'
-import { kUpgradeState, type UpgradeState, type WebSocketLike, type WebSocketServerLike } from './types.js'
+import { refuse, routedUpgradeOf, type AcceptOptions } from './routing.js'
+import { kUpgradeState, type UpgradeState, type WebSocketLike } from './types.js'
 
 // The WebSocket session: the handshake of an upgrade the app accepted, then
 // the socket's events delivered to the app's handlers.
@@ -54,12 +54,6 @@ export function offerWebSocket (env: object): UpgradeState {
   const state: UpgradeState = { requested: false, events: undefined, onError: undefined, url: '' }
   ;(env as { [kUpgradeState]?: UpgradeState })[kUpgradeState] = state
   return state
-}
-
-export interface AcceptOptions {
-  registry: UpgradeRegistry
-  server: WebSocketServerLike
-  maxBufferedAmount: number
 }
 
 /**
