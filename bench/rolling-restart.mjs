@@ -115,7 +115,7 @@ async function main () {
   const origin = `http://127.0.0.1:${port}`
 
   // --- Workers -------------------------------------------------------------
-  const logs = { lines: 0, byLevel: {}, errors: [], stderr: [], other: [], closing: new Map(), closeCalled: new Map(), preCloseDone: new Map() }
+  const logs = { lines: 0, byLevel: {}, errors: [], stderr: [], other: [], closing: new Map(), closeCalled: new Map(), serverClose: new Map() }
   const workers = new Map() // cluster id -> { worker, listening, exited }
   cluster.setupPrimary({ exec: fileURLToPath(new URL('rolling-worker.mjs', import.meta.url)), silent: true })
 
@@ -144,7 +144,7 @@ async function main () {
       if (record.level >= 50) logs.errors.push(record)
       if (record.event === 'closing') logs.closing.set(id, { open: record.open, at: record.time })
       if (record.event === 'fastify.close') logs.closeCalled.set(id, record.time)
-      if (record.event === 'preClose done') logs.preCloseDone.set(id, record.time)
+      if (record.event === 'server.close') logs.serverClose.set(id, record.time)
     })
     createInterface({ input: worker.process.stderr }).on('line', (line) => { logs.stderr.push(`worker ${id}: ${line}`) })
     workers.set(id, entry)
@@ -632,9 +632,9 @@ async function main () {
     restarts: restarts.map(({ sseOn, wsOn, ...r }) => ({
       ...r,
       serverOpenAtClose: logs.closing.get(r.old)?.open ?? null,
-      // From fastify.close() to the end of the preClose hooks, when Fastify
-      // closes the server: the time it refuses kept-alive requests with 503.
-      preCloseMs: logs.closeCalled.has(r.old) && logs.preCloseDone.has(r.old) ? logs.preCloseDone.get(r.old) - logs.closeCalled.get(r.old) : null
+      // From fastify.close() to its server.close(), after the preClose
+      // hooks: the time it refuses kept-alive requests with 503.
+      preCloseMs: logs.closeCalled.has(r.old) && logs.serverClose.has(r.old) ? logs.serverClose.get(r.old) - logs.closeCalled.get(r.old) : null
     })),
     logs: { lines: logs.lines, byLevel: logs.byLevel, errors: logs.errors.slice(0, 10), stderr: logs.stderr.slice(0, 10), other: logs.other.slice(0, 10) },
     clientErrors: stats.errors,
