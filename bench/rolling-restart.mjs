@@ -159,6 +159,7 @@ async function main () {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
       for (const { worker } of workers.values()) worker.process.kill('SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
       process.exit(1)
     })
   }
@@ -166,6 +167,7 @@ async function main () {
   const deadline = setTimeout(() => {
     process.stderr.write(`rolling-restart: gave up after ${settings.deadline} ms\n`)
     for (const { worker } of workers.values()) worker.process.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
     process.exit(1)
   }, settings.deadline)
   deadline.unref()
