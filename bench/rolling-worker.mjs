@@ -123,11 +123,10 @@ await fastify.register(fastifyHono, {
   websocket: { server: new WebSocketServer({ noServer: true }) }
 })
 
-// When Fastify closes the server, after the preClose hooks (the mount's
-// WebSocket close handshakes among them): until then it answers 503 to
-// requests on kept-alive connections, and the idle ones stay open. A
-// preClose hook of this file's would run before the mount's, whose hooks
-// sit in a child context, so the call itself is what gets logged.
+// When Fastify closes the server, after the preClose hooks: until then it
+// answers 503 to requests on kept-alive connections, and the idle ones stay
+// open. A preClose hook of this file's would run before the mount's, whose
+// hooks sit in a child context, so the call itself is what gets logged.
 const closeServer = fastify.server.close
 fastify.server.close = function (...args) {
   fastify.log.info({ event: 'server.close' }, 'server.close()')

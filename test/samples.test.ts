@@ -7,9 +7,9 @@
 //   answers are checked over the socket by `checks[NAME]` below, and it is
 //   then stopped; a sample that prints is checked on its output and must
 //   exit by itself.
-// - a fragment: its first line says `// fragment of examples/FILE`, a file
-//   the examples test runs, and every line of the fragment is in that file,
-//   in order.
+// - a fragment: its first line says `// fragment of examples/FILE` (or
+//   bench/FILE), a file the examples test (or another test) runs, and
+//   every line of the fragment is in that file, in order.
 // A block of neither kind, or a check left without its sample, fails here.
 import { test } from 'tap'
 import { spawn } from 'node:child_process'
@@ -24,7 +24,7 @@ import { lacks } from './helpers/optional'
 
 const root = resolve(__dirname, '..')
 const CODE = new Set(['js', 'javascript', 'mjs', 'cjs', 'ts', 'typescript', 'mts', 'cts'])
-const FRAGMENT = /^\/\/ fragment of (examples\/[\w./-]+)\s*$/
+const FRAGMENT = /^\/\/ fragment of ((?:examples|bench)\/[\w./-]+)\s*$/
 
 interface Sample extends CodeBlock { file: string }
 
