@@ -72,7 +72,7 @@ function pick ({ median, q1, q3 }) {
 const COLORS = { total: '#4c72b0', hono: '#dd8452', plugin: '#55a868', fastify: '#8c8c8c' }
 
 /** The SVG: a linear scale around 1.0, one row a bar, the middle half of the run as a whisker. */
-export function renderPerformanceChart (cases, { node, date, iterations, windowSeconds, connections }) {
+export function renderPerformanceChart (cases, { node, date, iterations, windowSeconds, connections, nodeFlags = [] }) {
   const values = cases.flatMap((c) => c.bars.flatMap((b) => [b.median, b.q1, b.q3])).filter((v) => Number.isFinite(v))
   const low = Math.min(0.8, Math.floor(Math.min(...values) * 10) / 10)
   // Past 2× (Hono's middleware on @hono/node-server) a bar is cut at the edge, its value printed.
@@ -89,7 +89,7 @@ export function renderPerformanceChart (cases, { node, date, iterations, windowS
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`]
   out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`)
   out.push('<text x="10" y="24" font-size="16" font-weight="600">CPU per request over the baseline, and its shares</text>')
-  out.push(`<text x="10" y="44" fill="#555">${escape(`Median of ${iterations} paired iterations (${windowSeconds} s windows, ${connections} connections), Node ${node}, ${date}; whiskers: the middle half.`)}</text>`)
+  out.push(`<text x="10" y="44" fill="#555">${escape(`Median of ${iterations} paired iterations (${windowSeconds} s windows, ${connections} connections), Node ${node}${nodeFlags.length > 0 ? ` ${nodeFlags.join(' ')}` : ''}, ${date}; whiskers: the middle half.`)}</text>`)
   out.push(`<text x="10" y="62" fill="#555">${escape('A share is a ratio too: the whole ratio is their product. Left of 1.0 is cheaper.')}</text>`)
   const bottom = height - 30
   for (let tick = Math.ceil(low / step) * step; tick <= high + 1e-9; tick = Math.round((tick + step) * 100) / 100) {
@@ -124,7 +124,7 @@ export function renderPerformanceChart (cases, { node, date, iterations, windowS
 export function drawPerformanceChart (run, date) {
   const cases = chartCases(run.results)
   if (cases === undefined) return undefined
-  writeFileSync(CHART, renderPerformanceChart(cases, { node: run.node, date, iterations: run.iterations, windowSeconds: run.windowSeconds, connections: run.connections }))
+  writeFileSync(CHART, renderPerformanceChart(cases, { node: run.node, date, iterations: run.iterations, windowSeconds: run.windowSeconds, connections: run.connections, nodeFlags: run.nodeFlags }))
   return CHART
 }
 

@@ -175,7 +175,7 @@ try {
   writeFileSync(file, JSON.stringify({ node: process.versions.node, groups: groupIds, base: base && { commit: args.base, sha: base.sha }, iterations, windowSeconds, connections, nodeFlags, results, states, samples: Object.fromEntries([...cellsOf].map(([key, cells]) => [key, cells.map((cell) => cell.cpuPerRequest)])) }, null, 2))
   console.log(`Wrote ${file}`)
   // The chart at the top of docs/performance.md, from a run of every group it needs.
-  const drawn = drawPerformanceChart({ node: process.versions.node, iterations, windowSeconds, connections, results }, new Date().toISOString().slice(0, 10))
+  const drawn = drawPerformanceChart({ node: process.versions.node, iterations, windowSeconds, connections, nodeFlags, results }, new Date().toISOString().slice(0, 10))
   if (drawn !== undefined) console.log(`Drew ${drawn}`)
 } finally {
   await Promise.all([load.stop(), ...[...servers.values()].map((s) => s.stop())])

@@ -47,7 +47,8 @@ export const referenceVariants = [
   // targets.mjs' migration group: Fastify routes with Hono twins, without and with the migration option.
   { id: 'fastify-twin', label: 'Fastify routes beside their Hono twins', module: './servers/fastify-twin.mjs', cases: ['text', 'json'] },
   { id: 'fastify-twin-mirror', label: 'the same, GET json mirrored', module: './servers/fastify-twin-mirror.mjs', cases: ['text', 'json'], sameAs: 'fastify-twin' },
-  { id: 'fastify-twin-share', label: 'the same, a 0% share on GET text', module: './servers/fastify-twin-share.mjs', cases: ['text', 'json'], sameAs: 'fastify-twin' }
+  { id: 'fastify-twin-share', label: 'the same, a 0% share on GET text', module: './servers/fastify-twin-share.mjs', cases: ['text', 'json'], sameAs: 'fastify-twin' },
+  { id: 'fastify-twin-mirror-10', label: 'the same, GET json mirrored on a 10% sample', module: './servers/fastify-twin-mirror-10.mjs', cases: ['text', 'json'], sameAs: 'fastify-twin' }
 ]
 
 /** Whether `variant` serves `caseId`. */
