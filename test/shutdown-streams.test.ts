@@ -52,8 +52,10 @@ function streamApp (seen: Seen, gate?: Promise<void>): Hono {
   app.get('/endless', async (c) => {
     if (gate !== undefined) await gate
     return stream(c, async (s) => {
-      s.onAbort(() => { seen.aborted++ })
-      for (let i = 0; !s.aborted; i++) {
+      // A flag of its own: the stream's `aborted` field is newer than hono 4.1.
+      const state = { aborted: false }
+      s.onAbort(() => { state.aborted = true; seen.aborted++ })
+      for (let i = 0; !state.aborted; i++) {
         await s.write(`line ${i}\n`)
         await s.sleep(30)
       }
