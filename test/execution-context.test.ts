@@ -4,20 +4,15 @@
 // never an unhandled rejection; passThroughOnException() and props exist.
 // Real sockets (fetch).
 import { test } from 'tap'
-import { Writable } from 'node:stream'
+import type { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono from 'fastify-hono'
 import { listen } from './helpers/net'
+import { logCollector } from './helpers/compat'
 
 function logLines (level = 'info'): { lines: Array<Record<string, unknown>>, logger: { level: string, stream: Writable } } {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line))
-      callback()
-    }
-  })
+  const { stream, lines } = logCollector()
   return { lines, logger: { level, stream } }
 }
 

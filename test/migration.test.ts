@@ -3,23 +3,18 @@
 // through Fastify's router, and fastify.honoMigration() saying where each
 // route stands. Real sockets (fetch over keep-alive connections).
 import { test } from 'tap'
-import { Writable } from 'node:stream'
+import type { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Hono } from 'hono'
 import fastifyHono, { type MigrationOption } from 'fastify-hono'
 import { listen } from './helpers/net'
+import { logCollector } from './helpers/compat'
 import { lacks } from './helpers/optional'
 
 interface Lines { lines: Array<Record<string, unknown>>, logger: { level: string, stream: Writable } }
 
 function logLines (level = 'info'): Lines {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line))
-      callback()
-    }
-  })
+  const { stream, lines } = logCollector()
   return { lines, logger: { level, stream } }
 }
 

@@ -6,24 +6,19 @@
 import { test } from 'tap'
 import { connect } from 'node:net'
 import { connect as connectHttp2, constants as http2Constants } from 'node:http2'
-import { Writable } from 'node:stream'
+import type { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import { stream } from 'hono/streaming'
 import fastifyHono from 'fastify-hono'
 import { listen, parseResponses } from './helpers/net'
+import { logCollector } from './helpers/compat'
 
 const encoder = new TextEncoder()
 
 /** A Fastify logger that keeps its JSON lines at warn and above. */
 function warnLog (): { lines: Array<Record<string, unknown>>, logger: { level: string, stream: Writable } } {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line))
-      callback()
-    }
-  })
+  const { stream, lines } = logCollector()
   return { lines, logger: { level: 'warn', stream } }
 }
 
