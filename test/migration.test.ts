@@ -338,3 +338,24 @@ test('OpenTelemetry: with an SDK\'s meter provider registered, the same figures 
   t.equal(points.get('fastify_hono_share_percent {"method":"POST","route":"/api/orders"}'), 100)
   t.ok((points.get('fastify_hono_migration_routes {"state":"both"}') ?? 0) >= 2, 'routes by state')
 })
+
+test('fastify.inject() shows what the socket shows for a shifted request and a mirrored one', async (t) => {
+  const { fastify, base } = await server({ routes: { 'GET /api/users/:id': { mirror: true }, 'POST /api/orders': { share: 100 } } })
+  t.teardown(() => fastify.close())
+  const headersOf = (headers: Record<string, unknown>): Record<string, unknown> => {
+    const { date: _date, connection: _connection, 'keep-alive': _keepAlive, ...rest } = headers
+    return rest
+  }
+  const order = { item: 'tea' }
+  const socket = await fetch(`${base}/api/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(order) })
+  const injected = await fastify.inject({ method: 'POST', url: '/api/orders', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(order) })
+  t.equal(injected.statusCode, socket.status)
+  t.same(headersOf(injected.headers), headersOf(Object.fromEntries(socket.headers)))
+  t.same(injected.json(), await socket.json())
+  const mirroredSocket = await fetch(`${base}/api/users/1`)
+  const mirroredInjected = await fastify.inject('/api/users/1')
+  t.equal(mirroredInjected.statusCode, mirroredSocket.status)
+  t.same(Object.keys(headersOf(mirroredInjected.headers)).sort(), Object.keys(headersOf(Object.fromEntries(mirroredSocket.headers))).sort())
+  t.equal(mirroredInjected.headers['content-type'], mirroredSocket.headers.get('content-type'))
+  await until(() => fastify.honoMigration().find((entry) => entry.url === '/api/users/:id')!.mirror!.compared === 2, 'both mirrored')
+})
